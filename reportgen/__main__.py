@@ -1,0 +1,5 @@
+"""Allow ``python -m reportgen``."""
+
+from reportgen.cli import main
+
+main()

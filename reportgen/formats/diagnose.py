@@ -1,0 +1,161 @@
+"""Find the first bad record of a file, with its line and field, by reading it in Python.
+
+Only the error path comes here: the fast path validates in SQL, which can say *which file* is
+bad but not which line. This pass re-reads that one file, record by record, and checks each
+against the format's JSON Schema (shipped in ``schemas/``)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import jsonschema
+
+from reportgen.errors import InputError
+
+ExtraCheck = Callable[[Any], "tuple[str, str] | None"]
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema ``schemas/<name>.schema.json`` shipped in the package."""
+    text = resources.files("reportgen.formats").joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+_formats = jsonschema.FormatChecker(formats=())
+
+
+@_formats.checks("date-time", raises=ValueError)
+def _is_datetime(value: object) -> bool:
+    if isinstance(value, str):
+        datetime.fromisoformat(value)
+    return True
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f'duplicate key "{key}"')
+        seen[key] = value
+    return seen
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads`` that refuses NaN/Infinity and duplicate keys, as the fast path does."""
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+
+
+def _records(path: Path, lines: bool) -> Iterator[tuple[int | None, str]]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", newline="") as handle:  # type: ignore[operator]
+        if not lines:
+            yield None, handle.read()
+            return
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, line
+
+
+def _field_path(parts: Any) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
+    field = _field_path(error.absolute_path) or "(record)"
+    value = error.instance
+    if error.validator == "required":
+        missing = str(error.message).split("'")[1] if "'" in error.message else "?"
+        return (f"{field}.{missing}" if error.absolute_path else missing), "required field is missing"
+    if error.validator == "enum":
+        allowed = ", ".join(str(v) for v in error.validator_value)
+        return field, f"unknown value {json.dumps(value)[:60]} (expected one of {allowed})"
+    if error.validator == "type":
+        wanted = error.validator_value
+        wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
+        return field, f"expected {wanted}, got {type(value).__name__} {json.dumps(value)[:60]}"
+    if error.validator in ("minimum", "maximum"):
+        return field, f"{value} is out of range ({error.validator} {error.validator_value})"
+    if error.validator == "minLength":
+        return field, "must not be empty"
+    if error.validator == "format":
+        return field, f"{json.dumps(value)[:60]} is not an ISO 8601 timestamp"
+    return field, error.message[:120]
+
+
+def first_problem(
+    path: Path, display: str, lines: bool, schema_name: str, extra: ExtraCheck | None = None
+) -> InputError | None:
+    """The first record of ``path`` that is not valid JSON or breaks the schema, or None."""
+    validator = jsonschema.Draft202012Validator(load_schema(schema_name), format_checker=_formats)
+    try:
+        for line, text in _records(path, lines):
+            try:
+                record = parse_json(text)
+            except json.JSONDecodeError as exc:
+                where = line if line is not None else exc.lineno
+                return InputError(display, f"invalid JSON: {exc.msg} (column {exc.colno})", line=where)
+            except ValueError as exc:
+                return InputError(display, f"invalid JSON: {exc}", line=line or 1)
+            records = record if (not lines and isinstance(record, list) and schema_name != "outputs-v1") else [record]
+            for position, item in enumerate(records):
+                problem = _check(validator, item, extra)
+                if problem:
+                    field, message = problem
+                    if len(records) > 1 or (not lines and isinstance(record, list)):
+                        field = f"[{position}].{field}"
+                    return InputError(display, message, line=line, field=field)
+    except UnicodeDecodeError as exc:
+        return InputError(display, f"not UTF-8 text (byte {exc.start} of the record)")
+    return None
+
+
+def _check(validator: jsonschema.Draft202012Validator, item: Any, extra: ExtraCheck | None) -> tuple[str, str] | None:
+    if not isinstance(item, (dict, list)):
+        return "(record)", f"expected a JSON object, got {type(item).__name__}"
+    error = jsonschema.exceptions.best_match(validator.iter_errors(item))
+    if error is not None:
+        return _describe(error)
+    return extra(item) if extra else None
+
+
+class SourceFileLike(Protocol):
+    """What find_line needs of a source file."""
+
+    path: Path
+    lines: bool
+
+
+def find_line(
+    source: SourceFileLike, key: str, value: object, occurrence: int = 1, also: tuple[str, object] | None = None
+) -> int | None:
+    """Line of the ``occurrence``-th record of a JSON Lines file whose ``key`` equals ``value``
+    (and whose ``also`` key matches too); None for single-document files or when not found."""
+    if not source.lines:
+        return None
+    seen = 0
+    for line, text in _records(source.path, True):
+        try:
+            record = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get(key) == value and (also is None or record.get(also[0]) == also[1]):
+            seen += 1
+            if seen == occurrence:
+                return line
+    return None

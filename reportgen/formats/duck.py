@@ -1,0 +1,87 @@
+"""Run a format's read and check SQL, and turn DuckDB's errors into one-line InputErrors."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import duckdb
+
+from reportgen.errors import InputError
+from reportgen.formats.base import StageOptions
+from reportgen.formats.diagnose import ExtraCheck, first_problem
+from reportgen.formats.source import SourceFile
+
+_DUCK_WHERE = re.compile(r'in file "(?P<file>[^"]+)",(?: at byte \d+)? in (?:line|record/value) (?P<line>\d+): (?P<msg>.*)')
+
+
+def read_or_explain(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    select_sql: str,
+    sources: list[SourceFile],
+    options: StageOptions,
+    schema: str,
+    extra: ExtraCheck | None = None,
+    document_format: str = "auto",
+) -> None:
+    """Create temp ``table`` from ``select_sql`` (a read_json over ``$files``) for all sources,
+    one read_json per layout (.json vs .jsonl); on a parse error, explain it by file and line."""
+    groups: dict[str, list[SourceFile]] = defaultdict(list)
+    for source in sources:
+        groups["newline_delimited" if source.lines else document_format].append(source)
+    created = False
+    for layout, group in sorted(groups.items()):
+        offset = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] if created else 0  # type: ignore[index]
+        params = {
+            "files": [str(s.path) for s in group],
+            "format": layout,
+            "max_object_size": options.max_record_bytes,
+            "offset": offset,
+        }
+        verb = f"INSERT INTO {table} " if created else f"CREATE OR REPLACE TEMP TABLE {table} AS "
+        try:
+            con.execute(verb + select_sql, params)
+        except duckdb.Error as exc:
+            raise explain(exc, group, schema, extra) from None
+        created = True
+
+
+def explain(exc: duckdb.Error, group: list[SourceFile], schema: str, extra: ExtraCheck | None) -> InputError:
+    """The clearest one-line error for a DuckDB failure while reading ``group``."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    match = _DUCK_WHERE.search(text)
+    named = [s for s in group if match and str(s.path) == match["file"]]
+    for source in named or group:
+        problem = first_problem(source.path, source.display, source.lines, schema, extra)
+        if problem:
+            return problem
+    if match and named:
+        return InputError(named[0].display, match["msg"].strip(), line=int(match["line"]))
+    where = named[0].display if named else ", ".join(s.display for s in group[:3])
+    return InputError(where, re.sub(r"^[A-Za-z ]+Error: ", "", text))
+
+
+def run_checks(
+    con: duckdb.DuckDBPyConnection,
+    check_sql: str,
+    sources: list[SourceFile],
+    schema: str,
+    extra: ExtraCheck | None = None,
+) -> None:
+    """Run a check query (rows of file, field, problem); raise for the first bad file, pinned to
+    its line by the Python diagnostic pass."""
+    rows = con.execute(check_sql).fetchall()
+    if not rows:
+        return
+    by_path = {str(s.path): s for s in sources}
+    bad = [by_path[r[0]] for r in rows if r[0] in by_path]
+    order = {id(s): i for i, s in enumerate(sources)}
+    first = min(bad, key=lambda s: order[id(s)]) if bad else None
+    if first is None:
+        raise InputError(rows[0][0], rows[0][2], field=rows[0][1])
+    problem = first_problem(first.path, first.display, first.lines, schema, extra)
+    if problem:
+        raise problem
+    row = next(r for r in rows if r[0] == str(first.path))
+    raise InputError(first.display, row[2], field=row[1])

@@ -1,0 +1,16 @@
+-- Stage the raw runs of native trace files (one row per run), every field still JSON so that
+-- types can be checked exactly (read_json would turn "12" into 12 and 1.5 into 2).
+SELECT row_number() OVER () + $offset AS rid, *
+FROM read_json(
+    $files,
+    format = $format,
+    filename = 'source_file',
+    maximum_object_size = $max_object_size,
+    columns = {
+        'run_id': 'JSON', 'task_id': 'JSON', 'label': 'JSON', 'suite': 'JSON', 'batch': 'JSON',
+        'trial': 'JSON', 'started_at': 'JSON', 'meta': 'JSON', 'output': 'JSON',
+        'success': 'JSON', 'reward': 'JSON', 'tokens_in': 'JSON', 'tokens_out': 'JSON',
+        'cost_usd': 'JSON', 'latency_ms': 'JSON',
+        'steps': 'STRUCT(type JSON, action JSON, status JSON, input JSON, output JSON, tokens_in JSON, tokens_out JSON, cost_usd JSON, latency_ms JSON, started_at JSON, parent JSON)[]'
+    }
+)

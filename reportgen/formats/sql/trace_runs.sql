@@ -1,0 +1,30 @@
+-- Typed runs from staged traces (one row per run), defaults applied: label = the file's folder
+-- name, suite = 'default', batch = UTC date of started_at, trial = 0, run_id = task id plus a
+-- hash of the file name and the run's content.
+CREATE OR REPLACE TEMP TABLE stage_trace_runs AS
+SELECT
+    r.rid,
+    coalesce(rg_text(r.run_id),
+             rg_text(r.task_id) || '-' || substr(md5(concat_ws('|',
+                 parse_filename(r.source_file), r.task_id, r.label, r.suite, r.batch, r.trial,
+                 r.started_at, r.meta, r.output, CAST(r.steps AS VARCHAR))), 1, 12)) AS run_id,
+    coalesce(rg_text(r.suite), 'default') AS suite,
+    coalesce(rg_text(r.label), f.default_label) AS label,
+    rg_text(r.task_id) AS task_id,
+    coalesce(rg_text(r.batch), strftime(rg_time(r.started_at), '%Y-%m-%d'), 'undated') AS batch,
+    coalesce(CAST(r.trial AS INTEGER), 0) AS trial,
+    rg_time(r.started_at) AS started_at,
+    CASE WHEN rg_absent(r.meta) THEN NULL ELSE r.meta END AS meta,
+    rg_text(r.output) AS output,
+    CASE WHEN rg_absent(r.success) THEN NULL ELSE CAST(r.success AS BOOLEAN) END AS success,
+    CASE WHEN rg_absent(r.reward) THEN NULL ELSE CAST(r.reward AS DOUBLE) END AS reward,
+    CASE WHEN rg_absent(r.tokens_in) THEN NULL ELSE CAST(r.tokens_in AS BIGINT) END AS tokens_in,
+    CASE WHEN rg_absent(r.tokens_out) THEN NULL ELSE CAST(r.tokens_out AS BIGINT) END AS tokens_out,
+    CASE WHEN rg_absent(r.cost_usd) THEN NULL ELSE CAST(r.cost_usd AS DOUBLE) END AS cost_usd,
+    CASE WHEN rg_absent(r.latency_ms) THEN NULL ELSE CAST(r.latency_ms AS DOUBLE) END AS latency_ms,
+    CAST(len(r.steps) AS INTEGER) AS n_steps,
+    'trace-v1' AS format,
+    f.display_path AS source_file,
+    f.content_hash
+FROM stage_trace_raw AS r
+JOIN stage_files AS f ON f.source_file = r.source_file

@@ -1,0 +1,237 @@
+"""Load input files into the archive, all or nothing: one DuckDB transaction per invocation."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from reportgen.archive.connection import connect
+from reportgen.errors import InputError
+from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
+from reportgen.formats.registry import detect_format, get_format
+from reportgen.formats.sql import load_sql
+from reportgen.ingest.conflicts import check_conflicts
+from reportgen.formats.source import SourceFile, discover, measure
+
+ProgressHook = Callable[[str, int, int], None]
+"""Called as ``hook(phase, done, total)`` while a load runs."""
+
+COUNTED = ("runs", "steps", "iterations", "outputs")
+
+
+@dataclass
+class IngestReport:
+    """What one ``ingest`` call did, for the terminal and for ``--json``."""
+
+    db: str
+    loaded: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    invalid: list[InputError] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTED, 0))
+    replaced_runs: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "db": self.db,
+            "loaded": self.loaded,
+            "skipped": self.skipped,
+            "invalid": [str(e) for e in self.invalid],
+            "counts": self.counts,
+            "replaced_runs": self.replaced_runs,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def ingest(
+    paths: Iterable[str | Path],
+    db: str | Path,
+    *,
+    replace: bool = False,
+    skip_invalid: bool = False,
+    format_name: str | None = None,
+    max_record_mb: float = 16,
+    progress: ProgressHook | None = None,
+) -> IngestReport:
+    """Load ``paths`` (files or folders) into the archive at ``db``.
+
+    Raises InputError on the first bad file and leaves the archive exactly as it was. With
+    ``skip_invalid`` it loads the good files and lists the bad ones in ``report.invalid``."""
+    started = time.perf_counter()
+    hook = progress or (lambda phase, done, total: None)
+    options = StageOptions(max_record_bytes=int(max_record_mb * (1 << 20)))
+    forced = get_format(format_name) if format_name else None
+    report = IngestReport(db=str(db))
+    bad: list[InputError] = []
+
+    def fail(error: InputError) -> None:
+        if not skip_invalid:
+            raise error
+        bad.append(error)
+
+    found = discover(paths)
+    sources: list[SourceFile] = []
+    for done, (path, display) in enumerate(found, start=1):
+        try:
+            sources.append(measure(path, display, options.max_record_bytes))
+        except InputError as error:
+            fail(error)
+        hook("checking files", done, len(found))
+
+    existed = Path(db).exists()
+    con = connect(db)
+    try:
+        fresh = _drop_known(con, sources, report)
+        formats: dict[str, Format] = {}
+        for source in list(fresh):
+            try:
+                formats[source.display] = forced or detect_format(source)
+            except InputError as error:
+                fail(error)
+                fresh.remove(source)
+        while fresh:
+            try:
+                _load(con, fresh, formats, options, replace, report, hook)
+                break
+            except InputError as error:
+                if not skip_invalid or error.path not in {s.display for s in fresh}:
+                    raise
+                bad.append(error)
+                fresh = [s for s in fresh if s.display != error.path]
+    finally:
+        con.close()
+        if not existed and not report.loaded:
+            _remove_archive(Path(db))
+    report.invalid = sorted(bad, key=lambda e: (e.path, e.line or 0))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _drop_known(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
+    """Sources whose content is new: already-loaded content (or the same content twice in this
+    call) is skipped, so a nightly job can safely re-run."""
+    hashes = [s.content_hash for s in sources]
+    known = dict(
+        con.execute(
+            "SELECT content_hash, path FROM files WHERE content_hash IN (SELECT unnest($h))", {"h": hashes}
+        ).fetchall()
+    )
+    fresh: list[SourceFile] = []
+    seen: dict[str, str] = {}
+    for source in sources:
+        if source.content_hash in known:
+            report.skipped.append({"file": source.display, "reason": f"already loaded (as {known[source.content_hash]})"})
+        elif source.content_hash in seen:
+            report.skipped.append({"file": source.display, "reason": f"same content as {seen[source.content_hash]}"})
+        else:
+            seen[source.content_hash] = source.display
+            fresh.append(source)
+    return fresh
+
+
+def _load(
+    con: duckdb.DuckDBPyConnection,
+    sources: list[SourceFile],
+    formats: dict[str, Format],
+    options: StageOptions,
+    replace: bool,
+    report: IngestReport,
+    hook: ProgressHook,
+) -> None:
+    """Stage every source by format, check, and write everything in one transaction."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(load_sql("macros"))
+        for table in STAGE_TABLES:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE stage_{table} AS SELECT * FROM {table} LIMIT 0")
+        _stage_files(con, sources)
+        groups: dict[str, list[SourceFile]] = defaultdict(list)
+        by_name: dict[str, Format] = {}
+        for source in sources:
+            fmt = formats[source.display]
+            groups[fmt.name].append(source)
+            by_name[fmt.name] = fmt
+        for done, (name, group) in enumerate(sorted(groups.items()), start=1):
+            by_name[name].stage(con, group, options)
+            hook("parsing and checking", done, len(groups))
+        replaced = check_conflicts(con, sources, replace)
+        hook("writing", 0, 1)
+        load_id = uuid.uuid4().hex
+        per_file = _write(con, load_id, sources, formats, replaced)
+        con.execute("COMMIT")
+        hook("writing", 1, 1)
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    report.replaced_runs = replaced
+    for source in sources:
+        counts = per_file[source.display]
+        report.loaded.append({"file": source.display, "format": formats[source.display].name, **counts})
+        for key in COUNTED:
+            report.counts[key] += counts[key]
+
+
+def _stage_files(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> None:
+    table = pa.table(
+        {
+            "source_file": [str(s.path) for s in sources],
+            "display_path": [s.display for s in sources],
+            "content_hash": [s.content_hash for s in sources],
+            "default_label": [s.path.resolve().parent.name or "default" for s in sources],
+            "default_task": [s.path.name.split(".")[0] for s in sources],
+        }
+    )
+    con.register("stage_files_arrow", table)
+    con.execute("CREATE OR REPLACE TEMP TABLE stage_files AS SELECT * FROM stage_files_arrow")
+    con.unregister("stage_files_arrow")
+
+
+def _write(
+    con: duckdb.DuckDBPyConnection,
+    load_id: str,
+    sources: list[SourceFile],
+    formats: dict[str, Format],
+    replaced: int,
+) -> dict[str, dict[str, int]]:
+    """Move staged rows into the archive tables and record the files and the load."""
+    for table in STAGE_TABLES:
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM stage_{table}")
+    per_file: dict[str, dict[str, int]] = {s.display: dict.fromkeys(COUNTED, 0) for s in sources}
+    for table in ("runs", "iterations", "outputs"):
+        for display, n in con.execute(f"SELECT source_file, count(*) FROM stage_{table} GROUP BY ALL").fetchall():
+            per_file[display][table] = int(n)
+    for display, n in con.execute(
+        "SELECT r.source_file, count(*) FROM stage_steps s JOIN stage_runs r USING (run_id) GROUP BY ALL"
+    ).fetchall():
+        per_file[display]["steps"] = int(n)
+    rows = [
+        (s.content_hash, s.display, formats[s.display].name, s.size_bytes, load_id,
+         *(per_file[s.display][k] for k in COUNTED))
+        for s in sources
+    ]
+    con.executemany(
+        "INSERT INTO files VALUES (?, ?, ?, ?, ?, now(), ?, ?, ?, ?)", rows
+    )
+    totals = [sum(c[k] for c in per_file.values()) for k in COUNTED]
+    con.execute(
+        "INSERT INTO loads VALUES (?, now(), now(), ?, ?, ?, ?, ?, ?)",
+        [load_id, len(sources), *totals, replaced],
+    )
+    for table in STAGE_TABLES:
+        con.execute(f"DROP TABLE stage_{table}")
+    return per_file
+
+
+def _remove_archive(path: Path) -> None:
+    """Delete an archive this call created but did not fill, so a failed first load leaves
+    nothing behind."""
+    for leftover in (path, path.with_name(path.name + ".wal")):
+        leftover.unlink(missing_ok=True)

@@ -1,0 +1,1 @@
+"""Reports for people and machines: terminal (rich), Markdown, JSON."""

@@ -1,0 +1,43 @@
+"""Terminal output of ``ingest`` and ``demo``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from reportgen.ingest import IngestReport
+
+
+def print_ingest_report(console: Console, report: IngestReport) -> None:
+    """One line per outcome, then totals."""
+    c = report.counts
+    console.print(
+        f"loaded {len(report.loaded)} file(s): {c['runs']} runs, {c['steps']} steps, "
+        f"{c['iterations']} iteration records, {c['outputs']} outputs "
+        f"into {report.db} in {report.seconds:.2f}s",
+        markup=False,
+    )
+    if report.replaced_runs:
+        console.print(f"replaced {report.replaced_runs} run(s)", markup=False)
+    if report.skipped:
+        console.print(f"skipped {len(report.skipped)} file(s) already loaded:", markup=False)
+        for item in report.skipped:
+            console.print(f"  {item['file']}: {item['reason']}", markup=False)
+
+
+def print_archive_summary(console: Console, summary: dict[str, Any]) -> None:
+    """A table of suites and labels, then the table counts."""
+    table = Table(title="reportgen archive")
+    for column in ("suite", "label", "runs", "tasks", "batches", "latest", "steps", "wasted", "tokens", "cost $"):
+        table.add_column(column, justify="left" if column in ("suite", "label", "latest") else "right", no_wrap=True)
+    for row in summary["labels"]:
+        table.add_row(
+            row["suite"], row["label"], str(row["runs"]), str(row["tasks"]), str(row["batches"]),
+            str(row["last_batch"]), str(row["steps"]), str(row["wasted_steps"]), str(row["tokens"]),
+            f"{row['cost_usd']:.2f}",
+        )
+    console.print(table)
+    tables = ", ".join(f"{n} {name}" for name, n in summary["tables"].items())
+    console.print(f"tables: {tables}", markup=False)
