@@ -13,7 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -115,7 +115,13 @@ PRICE = {"baseline": (2.5e-6, 10e-6), "candidate": (3.0e-6, 12e-6)}  # USD per t
 
 def _output(rng: random.Random, step_type: str, action: str, status: str) -> str:
     if status == "error":
-        return rng.choice(["TimeoutError: tool did not answer in 30s", "HTTP 503 from upstream", "FileNotFoundError"])
+        return rng.choice(
+            [
+                "TimeoutError: tool did not answer in 30s",
+                "HTTP 503 from upstream",
+                "FileNotFoundError",
+            ]
+        )
     if status == "abandoned":
         return "gave up: migration lock held by another process"
     if step_type == "llm":
@@ -123,7 +129,16 @@ def _output(rng: random.Random, step_type: str, action: str, status: str) -> str
     return rng.choice(["ok", "3 matches", "42 lines", "all tests passed", "done"])
 
 
-def _step(rng: random.Random, label: str, step_type: str, action: str, data: dict[str, object], status: str, clock: datetime, output: str | None = None) -> tuple[dict[str, object], datetime]:
+def _step(
+    rng: random.Random,
+    label: str,
+    step_type: str,
+    action: str,
+    data: dict[str, object],
+    status: str,
+    clock: datetime,
+    output: str | None = None,
+) -> tuple[dict[str, object], datetime]:
     llm = step_type == "llm"
     tokens_in = rng.randint(800, 3000) if llm else rng.randint(60, 400)
     tokens_out = rng.randint(150, 700) if llm else rng.randint(10, 60)
@@ -132,18 +147,25 @@ def _step(rng: random.Random, label: str, step_type: str, action: str, data: dic
     if status == "error":
         latency += rng.randint(2000, 8000)
     step = {
-        "type": step_type, "action": action, "input": data,
+        "type": step_type,
+        "action": action,
+        "input": data,
         "output": output if output is not None else _output(rng, step_type, action, status),
-        "status": status, "tokens_in": tokens_in, "tokens_out": tokens_out,
+        "status": status,
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
         "cost_usd": round(tokens_in * price_in + tokens_out * price_out, 6),
-        "latency_ms": latency, "started_at": clock.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+        "latency_ms": latency,
+        "started_at": clock.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
     }
     return step, clock + timedelta(milliseconds=latency + rng.randint(5, 80))
 
 
-def make_run(rng: random.Random, night_no: int, night: str, label: str, task: str, trial: int) -> dict[str, object]:
+def make_run(
+    rng: random.Random, night_no: int, night: str, label: str, task: str, trial: int
+) -> dict[str, object]:
     """One run: the task's plan, perturbed by label, night and chance."""
-    start = datetime.fromisoformat(night).replace(hour=2, tzinfo=timezone.utc)
+    start = datetime.fromisoformat(night).replace(hour=2, tzinfo=UTC)
     clock = start + timedelta(minutes=rng.randint(0, 50), seconds=rng.randint(0, 59))
     started = clock
     regressed = label == "candidate" and night_no >= 3
@@ -155,22 +177,36 @@ def make_run(rng: random.Random, night_no: int, night: str, label: str, task: st
             step, clock = _step(rng, label, step_type, action, data, "error", clock)
             steps.append(step)
             if rng.random() < 0.5:
-                step, clock = _step(rng, label, "tool", "check_status", {"service": action}, "ok", clock)
+                step, clock = _step(
+                    rng, label, "tool", "check_status", {"service": action}, "ok", clock
+                )
                 steps.append(step)
-            step, clock = _step(rng, label, step_type, action, data, "retry", clock, output="ok (retried)")
+            step, clock = _step(
+                rng, label, step_type, action, data, "retry", clock, output="ok (retried)"
+            )
             steps.append(step)
             step, clock = _step(rng, label, step_type, action, data, "ok", clock)
             steps.append(step)
             continue
         if regressed and task == "fix-login" and action == "search_code":
             for _ in range(3):  # the same search, three times, same answer: a stagnant loop
-                step, clock = _step(rng, label, step_type, action, data, "ok", clock, output="0 matches")
+                step, clock = _step(
+                    rng, label, step_type, action, data, "ok", clock, output="0 matches"
+                )
                 steps.append(step)
             continue
         if regressed and task == "migrate-db" and action == "run_command":
             step, clock = _step(rng, label, step_type, action, data, "abandoned", clock)
             steps.append(step)
-            step, clock = _step(rng, label, "tool", "run_command", {"cmd": "make migrate", "force": True}, "ok", clock)
+            step, clock = _step(
+                rng,
+                label,
+                "tool",
+                "run_command",
+                {"cmd": "make migrate", "force": True},
+                "ok",
+                clock,
+            )
             steps.append(step)
             continue
         step, clock = _step(rng, label, step_type, action, data, "ok", clock)
@@ -180,23 +216,43 @@ def make_run(rng: random.Random, night_no: int, night: str, label: str, task: st
         steps.insert(len(steps) - 1, extra)
     run: dict[str, object] = {
         "run_id": f"{night}/{task}/{label}" + (f"/t{trial}" if task in REPEATED else ""),
-        "task_id": task, "label": label, "suite": "nightly", "batch": night, "trial": trial,
+        "task_id": task,
+        "label": label,
+        "suite": "nightly",
+        "batch": night,
+        "trial": trial,
         "started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "meta": {"model": "m-1" if label == "baseline" else "m-1.5-preview", "git_sha": f"{rng.getrandbits(28):07x}",
-                 "notes": "Candidate switches to **m-1.5-preview**." if label == "candidate" and night_no == 3 else None},
+        "meta": {
+            "model": "m-1" if label == "baseline" else "m-1.5-preview",
+            "git_sha": f"{rng.getrandbits(28):07x}",
+            "notes": "Candidate switches to **m-1.5-preview**."
+            if label == "candidate" and night_no == 3
+            else None,
+        },
         "steps": steps,
     }
     if task in ANSWERS:
         choices = ANSWERS[task]
-        weights = [6, 3, 1, 1][: len(choices)] if label == "baseline" else [2, 2, 3, 3][: len(choices)]
+        weights = (
+            [6, 3, 1, 1][: len(choices)] if label == "baseline" else [2, 2, 3, 3][: len(choices)]
+        )
         run["output"] = rng.choices(choices, weights=weights)[0]
     else:
         run["output"] = f"{task}: done"
-    run["success"] = all(s["status"] != "abandoned" for s in steps) and rng.random() > (0.25 if regressed else 0.08)
+    run["success"] = all(s["status"] != "abandoned" for s in steps) and rng.random() > (
+        0.25 if regressed else 0.08
+    )
     return run
 
 
-BACKLOG = ["parse-config", "load-users", "auth-middleware", "rate-limit", "audit-log", "metrics-endpoint"]
+BACKLOG = [
+    "parse-config",
+    "load-users",
+    "auth-middleware",
+    "rate-limit",
+    "audit-log",
+    "metrics-endpoint",
+]
 
 
 def iteration_records(rng: random.Random, run_id: str, thrashing: bool) -> list[dict[str, object]]:
@@ -204,7 +260,10 @@ def iteration_records(rng: random.Random, run_id: str, thrashing: bool) -> list[
     records: list[dict[str, object]] = []
     iteration = 0
     for number, step in enumerate(BACKLOG):
-        failing = sorted(f"go:app/{step}::Test{step.title().replace('-', '')}{k}" for k in range(rng.randint(2, 5)))
+        failing = sorted(
+            f"go:app/{step}::Test{step.title().replace('-', '')}{k}"
+            for k in range(rng.randint(2, 5))
+        )
         stuck = thrashing and step == "auth-middleware"
         attempts = 9 if stuck else rng.randint(1, 3)
         patch = f"--- a/{step}.go\n+++ b/{step}.go\n+func {step.replace('-', '_')}() {{}}\n"
@@ -218,16 +277,27 @@ def iteration_records(rng: random.Random, run_id: str, thrashing: bool) -> list[
                 keep = max(0, len(failing) - rng.randint(1, 3)) if attempt < attempts else 0
                 failing = failing[:keep]
             certified = not failing
-            records.append({
-                "run": run_id, "iter": iteration, "step": step, "attempt": attempt,
-                "check": "go test ./..." if number % 2 == 0 else "go build ./...",
-                "exit": 0 if certified else 1, "secs": round(rng.uniform(4, 40), 2),
-                "failing": failing, "n_failing": len(failing),
-                "patch_lines": patch.count("\n"), "patch": patch,
-                "tool_calls": rng.randint(3, 12), "tool_errors": (attempt // 2 if stuck else rng.randint(0, 1)),
-                "tokens_in": rng.randint(9000, 30000), "tokens_out": rng.randint(800, 4000),
-                "usd": round(rng.uniform(0.05, 0.3), 4), "certified": certified,
-            })
+            records.append(
+                {
+                    "run": run_id,
+                    "iter": iteration,
+                    "step": step,
+                    "attempt": attempt,
+                    "check": "go test ./..." if number % 2 == 0 else "go build ./...",
+                    "exit": 0 if certified else 1,
+                    "secs": round(rng.uniform(4, 40), 2),
+                    "failing": failing,
+                    "n_failing": len(failing),
+                    "patch_lines": patch.count("\n"),
+                    "patch": patch,
+                    "tool_calls": rng.randint(3, 12),
+                    "tool_errors": (attempt // 2 if stuck else rng.randint(0, 1)),
+                    "tokens_in": rng.randint(9000, 30000),
+                    "tokens_out": rng.randint(800, 4000),
+                    "usd": round(rng.uniform(0.05, 0.3), 4),
+                    "certified": certified,
+                }
+            )
             if stuck and attempt == attempts:
                 break
         if stuck:
@@ -241,8 +311,11 @@ def main() -> None:
         folder = HERE / "nightly" / night
         folder.mkdir(parents=True, exist_ok=True)
         for label in ("baseline", "candidate"):
-            runs = [make_run(rng, night_no, night, label, task, trial)
-                    for task in PLANS for trial in range(REPEATED.get(task, 1))]
+            runs = [
+                make_run(rng, night_no, night, label, task, trial)
+                for task in PLANS
+                for trial in range(REPEATED.get(task, 1))
+            ]
             lines = "".join(json.dumps(run, sort_keys=True) + "\n" for run in runs)
             path = folder / f"{label}.jsonl"
             if night == NIGHTS[0] and label == "baseline":
@@ -254,7 +327,9 @@ def main() -> None:
     folder.mkdir(exist_ok=True)
     for name, thrashing in (("backlog-converging", False), ("backlog-thrashing", True)):
         records = iteration_records(rng, f"2026-11-28/{name}", thrashing)
-        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+        (folder / f"{name}.jsonl").write_text(
+            "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
+        )
 
 
 if __name__ == "__main__":

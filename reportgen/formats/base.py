@@ -31,7 +31,9 @@ class Format(Protocol):
         """True when ``source`` (judged by its first bytes) is in this format."""
         ...
 
-    def stage(self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions) -> None:
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
         """Parse ``sources`` into ``stage_<table>`` temp tables, or raise InputError."""
         ...
 
@@ -48,4 +50,3 @@ def first_record(source: SourceFile) -> Any:
         return json.loads(text)
     except ValueError:
         return None
-

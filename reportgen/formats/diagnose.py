@@ -13,11 +13,12 @@ from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import jsonschema
 
 from reportgen.errors import InputError
+from reportgen.formats.source import SourceFile
 
 ExtraCheck = Callable[[Any], "tuple[str, str] | None"]
 
@@ -25,7 +26,11 @@ ExtraCheck = Callable[[Any], "tuple[str, str] | None"]
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     """The JSON Schema ``schemas/<name>.schema.json`` shipped in the package."""
-    text = resources.files("reportgen.formats").joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
+    text = (
+        resources.files("reportgen.formats")
+        .joinpath(f"schemas/{name}.schema.json")
+        .read_text("utf-8")
+    )
     schema: dict[str, Any] = json.loads(text)
     return schema
 
@@ -33,11 +38,13 @@ def load_schema(name: str) -> dict[str, Any]:
 _formats = jsonschema.FormatChecker(formats=())
 
 
-@_formats.checks("date-time", raises=ValueError)
 def _is_datetime(value: object) -> bool:
     if isinstance(value, str):
         datetime.fromisoformat(value)
     return True
+
+
+_formats.checks("date-time", raises=ValueError)(_is_datetime)
 
 
 def _reject_constant(name: str) -> float:
@@ -60,7 +67,7 @@ def parse_json(text: str) -> Any:
 
 def _records(path: Path, lines: bool) -> Iterator[tuple[int | None, str]]:
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", newline="") as handle:  # type: ignore[operator]
+    with opener(path, "rt", encoding="utf-8", newline="") as handle:
         if not lines:
             yield None, handle.read()
             return
@@ -81,7 +88,9 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
     value = error.instance
     if error.validator == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "?"
-        return (f"{field}.{missing}" if error.absolute_path else missing), "required field is missing"
+        return (
+            f"{field}.{missing}" if error.absolute_path else missing
+        ), "required field is missing"
     if error.validator == "enum":
         allowed = ", ".join(str(v) for v in error.validator_value)
         return field, f"unknown value {json.dumps(value)[:60]} (expected one of {allowed})"
@@ -109,10 +118,16 @@ def first_problem(
                 record = parse_json(text)
             except json.JSONDecodeError as exc:
                 where = line if line is not None else exc.lineno
-                return InputError(display, f"invalid JSON: {exc.msg} (column {exc.colno})", line=where)
+                return InputError(
+                    display, f"invalid JSON: {exc.msg} (column {exc.colno})", line=where
+                )
             except ValueError as exc:
                 return InputError(display, f"invalid JSON: {exc}", line=line or 1)
-            records = record if (not lines and isinstance(record, list) and schema_name != "outputs-v1") else [record]
+            records = (
+                record
+                if (not lines and isinstance(record, list) and schema_name != "outputs-v1")
+                else [record]
+            )
             for position, item in enumerate(records):
                 problem = _check(validator, item, extra)
                 if problem:
@@ -125,7 +140,9 @@ def first_problem(
     return None
 
 
-def _check(validator: jsonschema.Draft202012Validator, item: Any, extra: ExtraCheck | None) -> tuple[str, str] | None:
+def _check(
+    validator: jsonschema.Draft202012Validator, item: Any, extra: ExtraCheck | None
+) -> tuple[str, str] | None:
     if not isinstance(item, (dict, list)):
         return "(record)", f"expected a JSON object, got {type(item).__name__}"
     error = jsonschema.exceptions.best_match(validator.iter_errors(item))
@@ -134,15 +151,12 @@ def _check(validator: jsonschema.Draft202012Validator, item: Any, extra: ExtraCh
     return extra(item) if extra else None
 
 
-class SourceFileLike(Protocol):
-    """What find_line needs of a source file."""
-
-    path: Path
-    lines: bool
-
-
 def find_line(
-    source: SourceFileLike, key: str, value: object, occurrence: int = 1, also: tuple[str, object] | None = None
+    source: SourceFile,
+    key: str,
+    value: object,
+    occurrence: int = 1,
+    also: tuple[str, object] | None = None,
 ) -> int | None:
     """Line of the ``occurrence``-th record of a JSON Lines file whose ``key`` equals ``value``
     (and whose ``also`` key matches too); None for single-document files or when not found."""
@@ -154,7 +168,11 @@ def find_line(
             record = json.loads(text)
         except ValueError:
             continue
-        if isinstance(record, dict) and record.get(key) == value and (also is None or record.get(also[0]) == also[1]):
+        if (
+            isinstance(record, dict)
+            and record.get(key) == value
+            and (also is None or record.get(also[0]) == also[1])
+        ):
             seen += 1
             if seen == occurrence:
                 return line

@@ -12,7 +12,9 @@ from reportgen.formats.base import StageOptions
 from reportgen.formats.diagnose import ExtraCheck, first_problem
 from reportgen.formats.source import SourceFile
 
-_DUCK_WHERE = re.compile(r'in file "(?P<file>[^"]+)",(?: at byte \d+)? in (?:line|record/value) (?P<line>\d+): (?P<msg>.*)')
+_DUCK_WHERE = re.compile(
+    r'in file "(?P<file>[^"]+)",(?: at byte \d+)? in (?:line|record/value) (?P<line>\d+): (?P<msg>.*)'
+)
 
 
 def read_or_explain(
@@ -47,7 +49,9 @@ def read_or_explain(
         created = True
 
 
-def explain(exc: duckdb.Error, group: list[SourceFile], schema: str, extra: ExtraCheck | None) -> InputError:
+def explain(
+    exc: duckdb.Error, group: list[SourceFile], schema: str, extra: ExtraCheck | None
+) -> InputError:
     """The clearest one-line error for a DuckDB failure while reading ``group``."""
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     match = _DUCK_WHERE.search(text)

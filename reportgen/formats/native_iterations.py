@@ -6,8 +6,8 @@ import duckdb
 
 from reportgen.formats.base import StageOptions, first_record
 from reportgen.formats.duck import read_or_explain, run_checks
-from reportgen.formats.sql import load_sql
 from reportgen.formats.source import SourceFile
+from reportgen.formats.sql import load_sql
 
 
 class NativeIterations:
@@ -19,8 +19,12 @@ class NativeIterations:
         record = first_record(source)
         return isinstance(record, dict) and {"run", "iter", "attempt"} <= record.keys()
 
-    def stage(self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions) -> None:
-        read_or_explain(con, "stage_iter_raw", load_sql("iterations_read"), sources, options, self.schema)
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
+        read_or_explain(
+            con, "stage_iter_raw", load_sql("iterations_read"), sources, options, self.schema
+        )
         run_checks(con, load_sql("iterations_check"), sources, self.schema)
         con.execute(load_sql("iterations_typed"))
         con.execute("INSERT INTO stage_iterations BY NAME SELECT * FROM stage_iter_typed")

@@ -9,8 +9,8 @@ import duckdb
 
 from reportgen.formats.base import StageOptions, first_record
 from reportgen.formats.duck import read_or_explain, run_checks
-from reportgen.formats.sql import load_sql
 from reportgen.formats.source import SourceFile
+from reportgen.formats.sql import load_sql
 
 
 class NativeOutputs:
@@ -23,12 +23,21 @@ class NativeOutputs:
         if isinstance(record, list):
             return all(isinstance(item, str) for item in record)
         if isinstance(record, dict):
-            return isinstance(record.get("runs"), list) or ("output" in record and "steps" not in record)
+            return isinstance(record.get("runs"), list) or (
+                "output" in record and "steps" not in record
+            )
         return False
 
-    def stage(self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions) -> None:
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
         read_or_explain(
-            con, "stage_outputs_raw", load_sql("outputs_read"), sources, options, self.schema,
+            con,
+            "stage_outputs_raw",
+            load_sql("outputs_read"),
+            sources,
+            options,
+            self.schema,
             document_format="unstructured",
         )
         run_checks(con, load_sql("outputs_check"), sources, self.schema)

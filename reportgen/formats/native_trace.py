@@ -8,10 +8,9 @@ from typing import Any
 import duckdb
 
 from reportgen.formats.base import StageOptions, first_record
-from reportgen.formats.diagnose import first_problem
 from reportgen.formats.duck import read_or_explain, run_checks
-from reportgen.formats.sql import load_sql
 from reportgen.formats.source import SourceFile
+from reportgen.formats.sql import load_sql
 
 _STEPS_KEY = re.compile(rb'"steps"\s*:\s*\[')
 
@@ -38,22 +37,34 @@ class NativeTrace:
             return "steps" in record
         return bool(_STEPS_KEY.search(source.head))
 
-    def stage(self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions) -> None:
-        read_or_explain(con, "stage_trace_raw", load_sql("trace_read"), sources, options, self.schema, _parents_precede)
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
+        read_or_explain(
+            con,
+            "stage_trace_raw",
+            load_sql("trace_read"),
+            sources,
+            options,
+            self.schema,
+            _parents_precede,
+        )
         self._check(con, "trace_check_runs", sources)
         con.execute(load_sql("trace_unnest_steps"))
         self._check(con, "trace_check_steps", sources)
         con.execute(load_sql("trace_runs"))
         con.execute(load_sql("trace_steps"))
         con.execute("INSERT INTO stage_runs BY NAME SELECT * EXCLUDE (rid) FROM stage_trace_runs")
-        con.execute("INSERT INTO stage_steps BY NAME SELECT * FROM stage_trace_steps")
         con.execute(
             "INSERT INTO stage_outputs BY NAME SELECT run_id, suite, label, task_id, batch, trial,"
             " output, source_file, content_hash FROM stage_trace_runs WHERE output IS NOT NULL"
         )
-        for table in ("stage_trace_raw", "stage_trace_steps_raw", "stage_trace_runs", "stage_trace_steps"):
+        for table in (
+            "stage_trace_raw",
+            "stage_trace_steps_raw",
+            "stage_trace_runs",
+        ):
             con.execute(f"DROP TABLE {table}")
 
     def _check(self, con: duckdb.DuckDBPyConnection, check: str, sources: list[SourceFile]) -> None:
         run_checks(con, load_sql(check), sources, self.schema, _parents_precede)
-

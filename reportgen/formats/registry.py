@@ -38,4 +38,6 @@ def detect_format(source: SourceFile) -> Format:
         if fmt.detect(source):
             return fmt
     tried = ", ".join(f.name for f in all_formats())
-    raise InputError(source.display, f"not a recognised format (tried {tried}); use --format to force one")
+    raise InputError(
+        source.display, f"not a recognised format (tried {tried}); use --format to force one"
+    )

@@ -93,19 +93,28 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
                     head += block[: HEAD_BYTES - len(head)]
                 total += len(block)
                 if lines:
-                    line_no, line_len = _longest_line(block, line_no, line_len, max_record_bytes, display)
+                    line_no, line_len = _longest_line(
+                        block, line_no, line_len, max_record_bytes, display
+                    )
     except (OSError, EOFError) as exc:
         raise InputError(display, f"cannot read: {exc}") from exc
     if head.startswith(b"\xef\xbb\xbf"):
-        raise InputError(display, "starts with a UTF-8 byte-order mark; JSON must not have one", line=1)
+        raise InputError(
+            display, "starts with a UTF-8 byte-order mark; JSON must not have one", line=1
+        )
     if not head.strip():
         raise InputError(display, "empty file")
     if not lines and total > max_record_bytes:
-        raise InputError(display, f"document is {_mb(total)}, over the {_mb(max_record_bytes)} limit per record (--max-record-mb)")
+        raise InputError(
+            display,
+            f"document is {_mb(total)}, over the {_mb(max_record_bytes)} limit per record (--max-record-mb)",
+        )
     return SourceFile(path, display, os.path.getsize(path), digest.hexdigest(), head, lines)
 
 
-def _longest_line(block: bytes, line_no: int, carried: int, limit: int, display: str) -> tuple[int, int]:
+def _longest_line(
+    block: bytes, line_no: int, carried: int, limit: int, display: str
+) -> tuple[int, int]:
     """Advance over ``block``: return (line number, length so far) of the unfinished last line,
     raising when any line grows past ``limit``. Vectorised with numpy, no per-line loop."""
     ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
@@ -126,7 +135,9 @@ def _longest_line(block: bytes, line_no: int, carried: int, limit: int, display:
 
 
 def _too_long(display: str, line: int, limit: int) -> InputError:
-    return InputError(display, f"record is over the {_mb(limit)} limit per record (--max-record-mb)", line=line)
+    return InputError(
+        display, f"record is over the {_mb(limit)} limit per record (--max-record-mb)", line=line
+    )
 
 
 def _mb(n: int) -> str:

@@ -21,7 +21,9 @@ def snapshot(db: Path) -> tuple[dict[str, int], dict[str, str]]:
     con = connect(db, read_only=True)
     try:
         hashes = {
-            t: con.execute(f"SELECT md5(coalesce(string_agg(CAST(x AS VARCHAR), '|' ORDER BY CAST(x AS VARCHAR)), '')) FROM {t} AS x").fetchone()[0]
+            t: con.execute(
+                f"SELECT md5(coalesce(string_agg(CAST(x AS VARCHAR), '|' ORDER BY CAST(x AS VARCHAR)), '')) FROM {t} AS x"
+            ).fetchone()[0]
             for t in TABLES
         }
         return table_counts(con), hashes
@@ -49,29 +51,76 @@ CASES: dict[str, tuple[bytes, str]] = {
     # name: (file content, what the one-line error must contain after the file name)
     "empty": (b"", ": empty file"),
     "whitespace_only": (b"\n  \n", ": empty file"),
-    "truncated_json": ((line(run_id="a") + "\n" + line(run_id="b")[:40]).encode(), ":2: invalid JSON"),
-    "line_not_object": ((line(run_id="a") + "\n[1, 2]\n").encode(), ":2: (record): expected object"),
-    "missing_task_id": (json.dumps({"steps": []}).encode(), ":1: task_id: required field is missing"),
-    "unknown_status": ((line(run_id="a") + "\n" + bad_step(status="done")).encode(), ":2: steps[1].status: unknown value \"done\""),
-    "string_for_number": (bad_step(tokens_in="12").encode(), ":1: steps[1].tokens_in: expected integer or null, got str"),
-    "negative_tokens": (bad_step(tokens_out=-5).encode(), ":1: steps[1].tokens_out: -5 is out of range"),
+    "truncated_json": (
+        (line(run_id="a") + "\n" + line(run_id="b")[:40]).encode(),
+        ":2: invalid JSON",
+    ),
+    "line_not_object": (
+        (line(run_id="a") + "\n[1, 2]\n").encode(),
+        ":2: (record): expected object",
+    ),
+    "missing_task_id": (
+        json.dumps({"steps": []}).encode(),
+        ":1: task_id: required field is missing",
+    ),
+    "unknown_status": (
+        (line(run_id="a") + "\n" + bad_step(status="done")).encode(),
+        ':2: steps[1].status: unknown value "done"',
+    ),
+    "string_for_number": (
+        bad_step(tokens_in="12").encode(),
+        ":1: steps[1].tokens_in: expected integer or null, got str",
+    ),
+    "negative_tokens": (
+        bad_step(tokens_out=-5).encode(),
+        ":1: steps[1].tokens_out: -5 is out of range",
+    ),
     "float_tokens": (bad_step(tokens_in=1.5).encode(), ":1: steps[1].tokens_in: expected integer"),
-    "nan": (line(run_id="a", cost_usd=0).replace('"cost_usd": 0', '"cost_usd": NaN').encode(), ":1: invalid JSON: NaN"),
-    "infinity": (bad_step(latency_ms=1).replace('"latency_ms": 1}', '"latency_ms": Infinity}').encode(), ":1: invalid JSON: Infinity"),
-    "duplicate_run_id": ((line(run_id="dup") + "\n" + line(run_id="dup", task_id="t2")).encode(), ":2: run_id: 'dup' appears twice"),
-    "non_utf8": (line(run_id="a").replace("t1", "t\udcff").encode("utf-8", "surrogateescape"), ": not UTF-8"),
+    "nan": (
+        line(run_id="a", cost_usd=0).replace('"cost_usd": 0', '"cost_usd": NaN').encode(),
+        ":1: invalid JSON: NaN",
+    ),
+    "infinity": (
+        bad_step(latency_ms=1).replace('"latency_ms": 1}', '"latency_ms": Infinity}').encode(),
+        ":1: invalid JSON: Infinity",
+    ),
+    "duplicate_run_id": (
+        (line(run_id="dup") + "\n" + line(run_id="dup", task_id="t2")).encode(),
+        ":2: run_id: 'dup' appears twice",
+    ),
+    "non_utf8": (
+        line(run_id="a").replace("t1", "t\udcff").encode("utf-8", "surrogateescape"),
+        ": not UTF-8",
+    ),
     "bom": (b"\xef\xbb\xbf" + line(run_id="a").encode(), ":1: starts with a UTF-8 byte-order mark"),
-    "bad_timestamp": (line(started_at="last tuesday").encode(), ":1: started_at: \"last tuesday\" is not an ISO 8601 timestamp"),
-    "steps_not_list": (json.dumps({"task_id": "t", "steps": "abc"}).encode(), ":1: steps: expected array, got str"),
-    "step_missing_action": (json.dumps(make_run(steps=[{"type": "tool", "status": "ok"}])).encode(), ":1: steps[0].action: required field is missing"),
-    "parent_not_earlier": (bad_step(parent=5).encode(), ":1: steps[1].parent: 5 is not the index of an earlier step"),
-    "duplicate_key": (b'{"task_id": "a", "task_id": "b", "steps": []}', ":1: invalid JSON: duplicate key"),
+    "bad_timestamp": (
+        line(started_at="last tuesday").encode(),
+        ':1: started_at: "last tuesday" is not an ISO 8601 timestamp',
+    ),
+    "steps_not_list": (
+        json.dumps({"task_id": "t", "steps": "abc"}).encode(),
+        ":1: steps: expected array, got str",
+    ),
+    "step_missing_action": (
+        json.dumps(make_run(steps=[{"type": "tool", "status": "ok"}])).encode(),
+        ":1: steps[0].action: required field is missing",
+    ),
+    "parent_not_earlier": (
+        bad_step(parent=5).encode(),
+        ":1: steps[1].parent: 5 is not the index of an earlier step",
+    ),
+    "duplicate_key": (
+        b'{"task_id": "a", "task_id": "b", "steps": []}',
+        ":1: invalid JSON: duplicate key",
+    ),
     "top_level_scalar": (b"42\n", "not a recognised format"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_bad_input_exits_1_with_one_line_and_archive_unchanged(name: str, tmp_path: Path, archive: Path) -> None:
+def test_bad_input_exits_1_with_one_line_and_archive_unchanged(
+    name: str, tmp_path: Path, archive: Path
+) -> None:
     content, expected = CASES[name]
     path = tmp_path / f"{name}.jsonl"
     path.write_bytes(content)
@@ -93,7 +142,10 @@ def test_fifty_megabyte_line(tmp_path: Path, archive: Path) -> None:
     before = snapshot(archive)
     result = runner.invoke(app, ["ingest", str(path), "--db", str(archive)])
     assert result.exit_code == 1
-    assert result.stderr.strip() == f"error: {path}:2: record is over the 16 MB limit per record (--max-record-mb)"
+    assert (
+        result.stderr.strip()
+        == f"error: {path}:2: record is over the 16 MB limit per record (--max-record-mb)"
+    )
     assert snapshot(archive) == before
 
 
@@ -108,7 +160,9 @@ def test_folder_without_trace_files(tmp_path: Path, archive: Path) -> None:
     assert snapshot(archive) == before
 
 
-def test_one_bad_file_among_good_ones_loads_nothing(tmp_path: Path, archive: Path, write_jsonl) -> None:
+def test_one_bad_file_among_good_ones_loads_nothing(
+    tmp_path: Path, archive: Path, write_jsonl
+) -> None:
     good = write_jsonl("batch/a.jsonl", [make_run("x", run_id="x1")])
     bad = write_jsonl("batch/b.jsonl", [bad_step(status="nope")])
     before = snapshot(archive)
@@ -117,14 +171,22 @@ def test_one_bad_file_among_good_ones_loads_nothing(tmp_path: Path, archive: Pat
     assert snapshot(archive) == before
 
 
-def test_skip_invalid_loads_good_files_lists_bad_ones_and_exits_1(tmp_path: Path, archive: Path, write_jsonl) -> None:
+def test_skip_invalid_loads_good_files_lists_bad_ones_and_exits_1(
+    tmp_path: Path, archive: Path, write_jsonl
+) -> None:
     good = write_jsonl("batch/a.jsonl", [make_run("x", run_id="x1")])
     write_jsonl("batch/b.jsonl", [bad_step(status="nope")])
     (tmp_path / "batch" / "c.jsonl").write_bytes(b"")
-    result = runner.invoke(app, ["ingest", str(good.parent), "--db", str(archive), "--skip-invalid"])
+    result = runner.invoke(
+        app, ["ingest", str(good.parent), "--db", str(archive), "--skip-invalid"]
+    )
     assert result.exit_code == 1
     errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
-    assert len(errors) == 2 and "b.jsonl:1: steps[1].status" in errors[0] and "c.jsonl: empty file" in errors[1]
+    assert (
+        len(errors) == 2
+        and "b.jsonl:1: steps[1].status" in errors[0]
+        and "c.jsonl: empty file" in errors[1]
+    )
     assert snapshot(archive)[0]["runs"] == 2
 
 
@@ -136,7 +198,9 @@ def test_failed_first_load_leaves_no_archive_file(tmp_path: Path, write_jsonl) -
 
 
 def test_bad_iteration_and_outputs_records_name_the_field(tmp_path: Path, write_jsonl) -> None:
-    it = write_jsonl("it.jsonl", [{"run": "r", "iter": 1, "step": "s", "attempt": 1, "failing": ["a", 3]}])
+    it = write_jsonl(
+        "it.jsonl", [{"run": "r", "iter": 1, "step": "s", "attempt": 1, "failing": ["a", 3]}]
+    )
     result = runner.invoke(app, ["ingest", str(it), "--db", str(tmp_path / "a.duckdb")])
     assert result.exit_code == 1 and f"{it}:1: failing[1]: expected string" in result.stderr
     out = tmp_path / "outs.json"
@@ -146,7 +210,9 @@ def test_bad_iteration_and_outputs_records_name_the_field(tmp_path: Path, write_
 
 
 def test_missing_path_and_wrong_suffix(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["ingest", str(tmp_path / "nope.jsonl"), "--db", str(tmp_path / "a.duckdb")])
+    result = runner.invoke(
+        app, ["ingest", str(tmp_path / "nope.jsonl"), "--db", str(tmp_path / "a.duckdb")]
+    )
     assert result.exit_code == 1 and "no such file or folder" in result.stderr
     txt = tmp_path / "x.txt"
     txt.write_text("{}")

@@ -1,5 +1,6 @@
--- Typed steps from staged traces (one row per step), in trajectory order.
-CREATE OR REPLACE TEMP TABLE stage_trace_steps AS
+-- Typed steps from staged traces (one row per step), in trajectory order, straight into the
+-- generic stage table (no intermediate copy: this is the widest table of a load).
+INSERT INTO stage_steps BY NAME
 SELECT
     r.run_id,
     CAST(s.idx AS INTEGER) AS idx,
