@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from reportgen import __version__
+from reportgen.convergence.command import converge_command
 from reportgen.errors import ReportgenError
 
 app = typer.Typer(
@@ -65,7 +66,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
     ] = False,
 ) -> None:
     """reportgen: see how LLM agents behave across many runs."""
@@ -76,14 +80,18 @@ def root(
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (.json, .jsonl, .gz).")],
     db: DbOption = Path("reportgen.duckdb"),
-    replace: Annotated[bool, typer.Option(help="Overwrite runs whose run_id is already archived.")] = False,
+    replace: Annotated[
+        bool, typer.Option(help="Overwrite runs whose run_id is already archived.")
+    ] = False,
     skip_invalid: Annotated[
         bool, typer.Option(help="Load the good files, list the bad ones, and still exit 1.")
     ] = False,
     format: Annotated[
         str | None, typer.Option("--format", help="Force a format (see `reportgen formats`).")
     ] = None,
-    max_record_mb: Annotated[float, typer.Option(help="Largest record (JSONL line) accepted, in MB.")] = 16,
+    max_record_mb: Annotated[
+        float, typer.Option(help="Largest record (JSONL line) accepted, in MB.")
+    ] = 16,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -94,8 +102,13 @@ def ingest(
 
     with DelayedProgress(err, enabled=not (quiet or as_json)) as progress:
         report = run_ingest(
-            paths, db, replace=replace, skip_invalid=skip_invalid, format_name=format,
-            max_record_mb=max_record_mb, progress=progress.hook,
+            paths,
+            db,
+            replace=replace,
+            skip_invalid=skip_invalid,
+            format_name=format,
+            max_record_mb=max_record_mb,
+            progress=progress.hook,
         )
     if as_json:
         print_json(report.to_dict())
@@ -111,7 +124,8 @@ def ingest(
 @exits_on_errors
 def demo(
     out_dir: Annotated[
-        Path | None, typer.Option("--out", help="Folder for the demo archive (default: a new temp folder).")
+        Path | None,
+        typer.Option("--out", help="Folder for the demo archive (default: a new temp folder)."),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -138,6 +152,9 @@ def formats(as_json: JsonOption = False) -> None:
         return
     for row in rows:
         out.print(f"{row['name']:<14} {row['description']}", markup=False)
+
+
+app.command("converge")(converge_command)
 
 
 def main() -> None:
