@@ -13,7 +13,12 @@ from reportgen.resources import shipped_dir
 
 
 def make_step(action: str = "read_file", status: str = "ok", **extra: Any) -> dict[str, Any]:
-    step: dict[str, Any] = {"type": "tool", "action": action, "status": status, "input": {"path": "a.py"}}
+    step: dict[str, Any] = {
+        "type": "tool",
+        "action": action,
+        "status": status,
+        "input": {"path": "a.py"},
+    }
     step.update(extra)
     return step
 
@@ -22,7 +27,10 @@ def make_run(task_id: str = "t1", n_steps: int = 3, **extra: Any) -> dict[str, A
     run: dict[str, Any] = {
         "task_id": task_id,
         "started_at": "2026-11-28T02:00:00Z",
-        "steps": [make_step(f"a{i}", tokens_in=10 * i, tokens_out=i, cost_usd=0.001 * i, latency_ms=100.0) for i in range(n_steps)],
+        "steps": [
+            make_step(f"a{i}", tokens_in=10 * i, tokens_out=i, cost_usd=0.001 * i, latency_ms=100.0)
+            for i in range(n_steps)
+        ],
     }
     run.update(extra)
     return run

@@ -14,7 +14,9 @@ SCHEMA_VERSION = "1"
 TABLES = ("runs", "steps", "iterations", "outputs", "files", "loads")
 
 
-def connect(path: str | Path | None = None, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(
+    path: str | Path | None = None, *, read_only: bool = False
+) -> duckdb.DuckDBPyConnection:
     """Connect to the archive at ``path`` (``None``: in memory), creating the schema if needed.
 
     Sessions run in UTC so that dates (batches) never depend on the machine's zone."""
@@ -24,7 +26,9 @@ def connect(path: str | Path | None = None, *, read_only: bool = False) -> duckd
     try:
         con = duckdb.connect(target, read_only=read_only)
     except duckdb.Error as exc:
-        raise InputError(target, f"cannot open as a DuckDB archive: {str(exc).splitlines()[0]}") from None
+        raise InputError(
+            target, f"cannot open as a DuckDB archive: {str(exc).splitlines()[0]}"
+        ) from None
     con.execute("SET TimeZone = 'UTC'")
     if not read_only:
         con.execute(read_sql("reportgen.archive", "schema"))

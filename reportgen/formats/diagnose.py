@@ -37,6 +37,14 @@ def load_schema(name: str) -> dict[str, Any]:
 
 _formats = jsonschema.FormatChecker(formats=())
 
+# Integers are written without a fraction: 0.0 is a float here, as in DuckDB's json_type.
+StrictValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+    ),
+)
+
 
 def _is_datetime(value: object) -> bool:
     if isinstance(value, str):
@@ -111,7 +119,7 @@ def first_problem(
     path: Path, display: str, lines: bool, schema_name: str, extra: ExtraCheck | None = None
 ) -> InputError | None:
     """The first record of ``path`` that is not valid JSON or breaks the schema, or None."""
-    validator = jsonschema.Draft202012Validator(load_schema(schema_name), format_checker=_formats)
+    validator = StrictValidator(load_schema(schema_name), format_checker=_formats)
     try:
         for line, text in _records(path, lines):
             try:
@@ -176,4 +184,14 @@ def find_line(
             seen += 1
             if seen == occurrence:
                 return line
+    return None
+
+
+def parents_precede(run: Any) -> tuple[str, str] | None:
+    """Trace rule the schema cannot say: a step's parent is the index of an earlier step."""
+    steps = run.get("steps") if isinstance(run, dict) else None
+    for i, step in enumerate(steps if isinstance(steps, list) else []):
+        parent = step.get("parent") if isinstance(step, dict) else None
+        if isinstance(parent, int) and not isinstance(parent, bool) and parent >= i:
+            return f"steps[{i}].parent", f"{parent} is not the index of an earlier step"
     return None

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import duckdb
 
 from reportgen.formats.base import StageOptions, first_record
+from reportgen.formats.diagnose import parents_precede as _parents_precede
 from reportgen.formats.duck import read_or_explain, run_checks
 from reportgen.formats.source import SourceFile
 from reportgen.formats.sql import load_sql
 
 _STEPS_KEY = re.compile(rb'"steps"\s*:\s*\[')
-
-
-def _parents_precede(run: Any) -> tuple[str, str] | None:
-    """Rule the schema cannot say: a step's parent is an earlier step."""
-    for i, step in enumerate(run.get("steps") or []):
-        parent = step.get("parent") if isinstance(step, dict) else None
-        if isinstance(parent, int) and parent >= i:
-            return f"steps[{i}].parent", f"{parent} is not the index of an earlier step"
-    return None
 
 
 class NativeTrace:

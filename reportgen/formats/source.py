@@ -86,12 +86,17 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     total = 0
     line_no = 1
     line_len = 0
+    tail = b""
+    suspicious = False
     try:
         with _open(path) as stream:
             for block in iter(lambda: stream.read(CHUNK), b""):
                 if len(head) < HEAD_BYTES:
                     head += block[: HEAD_BYTES - len(head)]
                 total += len(block)
+                window = tail + block
+                suspicious = suspicious or b"NaN" in window or b"Infinity" in window
+                tail = block[-8:]
                 if lines:
                     line_no, line_len = _longest_line(
                         block, line_no, line_len, max_record_bytes, display
@@ -109,7 +114,29 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
             display,
             f"document is {_mb(total)}, over the {_mb(max_record_bytes)} limit per record (--max-record-mb)",
         )
+    if suspicious:
+        _refuse_non_finite(path, display, lines)
     return SourceFile(path, display, os.path.getsize(path), digest.hexdigest(), head, lines)
+
+
+def _refuse_non_finite(path: Path, display: str, lines: bool) -> None:
+    """DuckDB accepts NaN and Infinity anywhere in JSON; standard JSON does not. Files whose
+    bytes mention them (rare: usually inside a string) get a strict parse to tell which."""
+    import json
+
+    def refuse(name: str) -> float:
+        raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
+
+    with _open(path) as stream:
+        records = enumerate(stream, start=1) if lines else [(1, stream.read())]
+        for number, raw in records:
+            try:
+                json.loads(raw, parse_constant=refuse)
+            except ValueError as exc:
+                if "not valid JSON (numbers must be finite)" in str(exc):
+                    raise InputError(
+                        display, f"invalid JSON: {exc}", line=number if lines else None
+                    ) from None
 
 
 def _longest_line(

@@ -9,7 +9,9 @@ from reportgen.formats.diagnose import find_line
 from reportgen.formats.source import SourceFile
 
 
-def check_conflicts(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], replace: bool) -> int:
+def check_conflicts(
+    con: duckdb.DuckDBPyConnection, sources: list[SourceFile], replace: bool
+) -> int:
     """Raise on a run id staged twice, or already archived (unless ``replace``, which deletes
     the archived run first). Returns how many archived runs were replaced."""
     by_display = {s.display: s for s in sources}
@@ -22,7 +24,12 @@ def check_conflicts(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], r
         source = by_display[files[1]]
         also = "earlier in the same file" if files[0] == files[1] else f"also in {files[0]}"
         line = find_line(source, "run_id", run_id, occurrence=2 if files[0] == files[1] else 1)
-        raise InputError(source.display, f"{run_id!r} appears twice in this load ({also})", line=line, field="run_id")
+        raise InputError(
+            source.display,
+            f"{run_id!r} appears twice in this load ({also})",
+            line=line,
+            field="run_id",
+        )
     twice = con.execute(
         "SELECT run_id, iter, min(source_file) FROM stage_iterations"
         " GROUP BY run_id, iter HAVING count(*) > 1 ORDER BY ALL LIMIT 1"
@@ -31,7 +38,9 @@ def check_conflicts(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], r
         run_id, iteration, display = twice
         source = by_display[display]
         line = find_line(source, "iter", iteration, occurrence=2, also=("run", run_id))
-        raise InputError(display, f"run {run_id!r} has iteration {iteration} twice", line=line, field="iter")
+        raise InputError(
+            display, f"run {run_id!r} has iteration {iteration} twice", line=line, field="iter"
+        )
     clash = con.execute(
         "SELECT s.run_id, s.source_file, r.source_file FROM stage_runs s JOIN runs r USING (run_id)"
         " ORDER BY s.source_file, s.run_id LIMIT 1"

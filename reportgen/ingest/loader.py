@@ -17,9 +17,9 @@ from reportgen.archive.connection import connect
 from reportgen.errors import InputError
 from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
 from reportgen.formats.registry import detect_format, get_format
+from reportgen.formats.source import SourceFile, discover, measure
 from reportgen.formats.sql import load_sql
 from reportgen.ingest.conflicts import check_conflicts
-from reportgen.formats.source import SourceFile, discover, measure
 
 ProgressHook = Callable[[str, int, int], None]
 """Called as ``hook(phase, done, total)`` while a load runs."""
@@ -115,22 +115,32 @@ def ingest(
     return report
 
 
-def _drop_known(con: duckdb.DuckDBPyConnection, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
+def _drop_known(
+    con: duckdb.DuckDBPyConnection, sources: list[SourceFile], report: IngestReport
+) -> list[SourceFile]:
     """Sources whose content is new: already-loaded content (or the same content twice in this
     call) is skipped, so a nightly job can safely re-run."""
     hashes = [s.content_hash for s in sources]
     known = dict(
         con.execute(
-            "SELECT content_hash, path FROM files WHERE content_hash IN (SELECT unnest($h))", {"h": hashes}
+            "SELECT content_hash, path FROM files WHERE content_hash IN (SELECT unnest($h))",
+            {"h": hashes},
         ).fetchall()
     )
     fresh: list[SourceFile] = []
     seen: dict[str, str] = {}
     for source in sources:
         if source.content_hash in known:
-            report.skipped.append({"file": source.display, "reason": f"already loaded (as {known[source.content_hash]})"})
+            report.skipped.append(
+                {
+                    "file": source.display,
+                    "reason": f"already loaded (as {known[source.content_hash]})",
+                }
+            )
         elif source.content_hash in seen:
-            report.skipped.append({"file": source.display, "reason": f"same content as {seen[source.content_hash]}"})
+            report.skipped.append(
+                {"file": source.display, "reason": f"same content as {seen[source.content_hash]}"}
+            )
         else:
             seen[source.content_hash] = source.display
             fresh.append(source)
@@ -151,7 +161,9 @@ def _load(
     try:
         con.execute(load_sql("macros"))
         for table in STAGE_TABLES:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE stage_{table} AS SELECT * FROM {table} LIMIT 0")
+            con.execute(
+                f"CREATE OR REPLACE TEMP TABLE stage_{table} AS SELECT * FROM {table} LIMIT 0"
+            )
         _stage_files(con, sources)
         groups: dict[str, list[SourceFile]] = defaultdict(list)
         by_name: dict[str, Format] = {}
@@ -174,7 +186,9 @@ def _load(
     report.replaced_runs = replaced
     for source in sources:
         counts = per_file[source.display]
-        report.loaded.append({"file": source.display, "format": formats[source.display].name, **counts})
+        report.loaded.append(
+            {"file": source.display, "format": formats[source.display].name, **counts}
+        )
         for key in COUNTED:
             report.counts[key] += counts[key]
 
@@ -206,20 +220,26 @@ def _write(
         con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM stage_{table}")
     per_file: dict[str, dict[str, int]] = {s.display: dict.fromkeys(COUNTED, 0) for s in sources}
     for table in ("runs", "iterations", "outputs"):
-        for display, n in con.execute(f"SELECT source_file, count(*) FROM stage_{table} GROUP BY ALL").fetchall():
+        for display, n in con.execute(
+            f"SELECT source_file, count(*) FROM stage_{table} GROUP BY ALL"
+        ).fetchall():
             per_file[display][table] = int(n)
     for display, n in con.execute(
         "SELECT r.source_file, count(*) FROM stage_steps s JOIN stage_runs r USING (run_id) GROUP BY ALL"
     ).fetchall():
         per_file[display]["steps"] = int(n)
     rows = [
-        (s.content_hash, s.display, formats[s.display].name, s.size_bytes, load_id,
-         *(per_file[s.display][k] for k in COUNTED))
+        (
+            s.content_hash,
+            s.display,
+            formats[s.display].name,
+            s.size_bytes,
+            load_id,
+            *(per_file[s.display][k] for k in COUNTED),
+        )
         for s in sources
     ]
-    con.executemany(
-        "INSERT INTO files VALUES (?, ?, ?, ?, ?, now(), ?, ?, ?, ?)", rows
-    )
+    con.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, now(), ?, ?, ?, ?)", rows)
     totals = [sum(c[k] for c in per_file.values()) for k in COUNTED]
     con.execute(
         "INSERT INTO loads VALUES (?, now(), now(), ?, ?, ?, ?, ?, ?)",

@@ -30,12 +30,34 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
 def print_archive_summary(console: Console, summary: dict[str, Any]) -> None:
     """A table of suites and labels, then the table counts."""
     table = Table(title="reportgen archive")
-    for column in ("suite", "label", "runs", "tasks", "batches", "latest", "steps", "wasted", "tokens", "cost $"):
-        table.add_column(column, justify="left" if column in ("suite", "label", "latest") else "right", no_wrap=True)
+    for column in (
+        "suite",
+        "label",
+        "runs",
+        "tasks",
+        "batches",
+        "latest",
+        "steps",
+        "wasted",
+        "tokens",
+        "cost $",
+    ):
+        table.add_column(
+            column,
+            justify="left" if column in ("suite", "label", "latest") else "right",
+            no_wrap=True,
+        )
     for row in summary["labels"]:
         table.add_row(
-            row["suite"], row["label"], str(row["runs"]), str(row["tasks"]), str(row["batches"]),
-            str(row["last_batch"]), str(row["steps"]), str(row["wasted_steps"]), str(row["tokens"]),
+            row["suite"],
+            row["label"],
+            str(row["runs"]),
+            str(row["tasks"]),
+            str(row["batches"]),
+            str(row["last_batch"]),
+            str(row["steps"]),
+            str(row["wasted_steps"]),
+            str(row["tokens"]),
             f"{row['cost_usd']:.2f}",
         )
     console.print(table)

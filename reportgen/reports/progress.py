@@ -18,8 +18,12 @@ class DelayedProgress:
         self._delay = delay
         self._started_at = time.monotonic()
         self._progress = Progress(
-            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
-            console=console, transient=True,
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
         )
         self._tasks: dict[str, TaskID] = {}
         self._live = False

@@ -13,6 +13,20 @@ from reportgen.metrics.sql import load_sql
 def archive_summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """Table counts plus one row per (suite, label): runs, tasks, batches and spend."""
     rows = con.execute(load_sql("label_summary")).fetchall()
-    columns = ("suite", "label", "runs", "tasks", "batches", "first_batch", "last_batch",
-               "steps", "wasted_steps", "tokens", "cost_usd")
-    return {"tables": table_counts(con), "labels": [dict(zip(columns, row, strict=True)) for row in rows]}
+    columns = (
+        "suite",
+        "label",
+        "runs",
+        "tasks",
+        "batches",
+        "first_batch",
+        "last_batch",
+        "steps",
+        "wasted_steps",
+        "tokens",
+        "cost_usd",
+    )
+    return {
+        "tables": table_counts(con),
+        "labels": [dict(zip(columns, row, strict=True)) for row in rows],
+    }
