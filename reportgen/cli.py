@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 from reportgen import __version__
+from reportgen.compare_command import compare_command, gate_command
 from reportgen.convergence.command import converge_command
 from reportgen.errors import ReportgenError
 
@@ -146,15 +147,22 @@ def formats(as_json: JsonOption = False) -> None:
     """List the input formats ingest can read."""
     from reportgen.formats.registry import all_formats
 
-    rows = [{"name": f.name, "description": f.description} for f in all_formats()]
+    rows = [
+        {"name": f.name, "description": f.description, "maps": getattr(f, "maps", "")}
+        for f in all_formats()
+    ]
     if as_json:
         print_json(rows)
         return
     for row in rows:
         out.print(f"{row['name']:<14} {row['description']}", markup=False)
+        if row["maps"]:
+            out.print(f"{'':<14}   maps: {row['maps']}", markup=False)
 
 
 app.command("converge")(converge_command)
+app.command("compare")(exits_on_errors(compare_command))
+app.command("gate")(exits_on_errors(gate_command))
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -38,10 +39,21 @@ def connect(
     return con
 
 
+def first_row(
+    con: duckdb.DuckDBPyConnection, sql: str, params: object = None
+) -> tuple[Any, ...] | None:
+    """The first row of a query, reading the result to its end: DuckDB refuses some calls
+    (registering a UDF) while a result is left half-read, as ``fetchone`` leaves it."""
+    rows = (
+        con.execute(sql, params).fetchall() if params is not None else con.execute(sql).fetchall()
+    )
+    return rows[0] if rows else None
+
+
 def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Row count of every archive table, for summaries and for tests that the archive is intact."""
     counts: dict[str, int] = {}
     for table in TABLES:
-        row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+        row = first_row(con, f"SELECT count(*) FROM {table}")
         counts[table] = int(row[0]) if row else 0
     return counts

@@ -34,7 +34,7 @@ def read_or_explain(
         groups["newline_delimited" if source.lines else document_format].append(source)
     created = False
     for layout, group in sorted(groups.items()):
-        offset = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0] if created else 0  # type: ignore[index]
+        offset = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] if created else 0
         params = {
             "files": [str(s.path) for s in group],
             "format": layout,

@@ -53,15 +53,17 @@ class IngestReport:
 
 def ingest(
     paths: Iterable[str | Path],
-    db: str | Path,
+    db: str | Path | duckdb.DuckDBPyConnection,
     *,
     replace: bool = False,
     skip_invalid: bool = False,
     format_name: str | None = None,
     max_record_mb: float = 16,
+    run_id_prefix: str = "",
     progress: ProgressHook | None = None,
 ) -> IngestReport:
-    """Load ``paths`` (files or folders) into the archive at ``db``.
+    """Load ``paths`` (files or folders) into the archive at ``db`` (a path, or an open
+    connection, e.g. an in-memory archive for a one-off ``compare``).
 
     Raises InputError on the first bad file and leaves the archive exactly as it was. With
     ``skip_invalid`` it loads the good files and lists the bad ones in ``report.invalid``."""
@@ -69,7 +71,8 @@ def ingest(
     hook = progress or (lambda phase, done, total: None)
     options = StageOptions(max_record_bytes=int(max_record_mb * (1 << 20)))
     forced = get_format(format_name) if format_name else None
-    report = IngestReport(db=str(db))
+    in_memory = isinstance(db, duckdb.DuckDBPyConnection)
+    report = IngestReport(db=":memory:" if in_memory else str(db))
     bad: list[InputError] = []
 
     def fail(error: InputError) -> None:
@@ -86,10 +89,11 @@ def ingest(
             fail(error)
         hook("checking files", done, len(found))
 
-    existed = Path(db).exists()
-    con = connect(db)
+    own = not isinstance(db, duckdb.DuckDBPyConnection)
+    existed = own and Path(str(db)).exists()
+    con = connect(db) if not isinstance(db, duckdb.DuckDBPyConnection) else db
     try:
-        fresh = _drop_known(con, sources, report)
+        fresh = _drop_known(con, sources, report, run_id_prefix)
         formats: dict[str, Format] = {}
         for source in list(fresh):
             try:
@@ -99,7 +103,7 @@ def ingest(
                 fresh.remove(source)
         while fresh:
             try:
-                _load(con, fresh, formats, options, replace, report, hook)
+                _load(con, fresh, formats, options, replace, run_id_prefix, report, hook)
                 break
             except InputError as error:
                 if not skip_invalid or error.path not in {s.display for s in fresh}:
@@ -107,20 +111,21 @@ def ingest(
                 bad.append(error)
                 fresh = [s for s in fresh if s.display != error.path]
     finally:
-        con.close()
-        if not existed and not report.loaded:
-            _remove_archive(Path(db))
+        if own:
+            con.close()
+            if not existed and not report.loaded:
+                _remove_archive(Path(str(db)))
     report.invalid = sorted(bad, key=lambda e: (e.path, e.line or 0))
     report.seconds = time.perf_counter() - started
     return report
 
 
 def _drop_known(
-    con: duckdb.DuckDBPyConnection, sources: list[SourceFile], report: IngestReport
+    con: duckdb.DuckDBPyConnection, sources: list[SourceFile], report: IngestReport, prefix: str
 ) -> list[SourceFile]:
     """Sources whose content is new: already-loaded content (or the same content twice in this
     call) is skipped, so a nightly job can safely re-run."""
-    hashes = [s.content_hash for s in sources]
+    hashes = [prefix + s.content_hash for s in sources]
     known = dict(
         con.execute(
             "SELECT content_hash, path FROM files WHERE content_hash IN (SELECT unnest($h))",
@@ -130,16 +135,21 @@ def _drop_known(
     fresh: list[SourceFile] = []
     seen: dict[str, str] = {}
     for source in sources:
-        if source.content_hash in known:
+        if prefix + source.content_hash in known:
             report.skipped.append(
                 {
                     "file": source.display,
-                    "reason": f"already loaded (as {known[source.content_hash]})",
+                    "content_hash": source.content_hash,
+                    "reason": f"already loaded (as {known[prefix + source.content_hash]})",
                 }
             )
         elif source.content_hash in seen:
             report.skipped.append(
-                {"file": source.display, "reason": f"same content as {seen[source.content_hash]}"}
+                {
+                    "file": source.display,
+                    "content_hash": source.content_hash,
+                    "reason": f"same content as {seen[source.content_hash]}",
+                }
             )
         else:
             seen[source.content_hash] = source.display
@@ -153,6 +163,7 @@ def _load(
     formats: dict[str, Format],
     options: StageOptions,
     replace: bool,
+    run_id_prefix: str,
     report: IngestReport,
     hook: ProgressHook,
 ) -> None:
@@ -174,10 +185,13 @@ def _load(
         for done, (name, group) in enumerate(sorted(groups.items()), start=1):
             by_name[name].stage(con, group, options)
             hook("parsing and checking", done, len(groups))
+        if run_id_prefix:
+            for table in STAGE_TABLES:
+                con.execute(f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix})
         replaced = check_conflicts(con, sources, replace)
         hook("writing", 0, 1)
         load_id = uuid.uuid4().hex
-        per_file = _write(con, load_id, sources, formats, replaced)
+        per_file = _write(con, load_id, sources, formats, replaced, run_id_prefix)
         con.execute("COMMIT")
         hook("writing", 1, 1)
     except BaseException:
@@ -187,7 +201,12 @@ def _load(
     for source in sources:
         counts = per_file[source.display]
         report.loaded.append(
-            {"file": source.display, "format": formats[source.display].name, **counts}
+            {
+                "file": source.display,
+                "format": formats[source.display].name,
+                "content_hash": source.content_hash,
+                **counts,
+            }
         )
         for key in COUNTED:
             report.counts[key] += counts[key]
@@ -214,6 +233,7 @@ def _write(
     sources: list[SourceFile],
     formats: dict[str, Format],
     replaced: int,
+    prefix: str,
 ) -> dict[str, dict[str, int]]:
     """Move staged rows into the archive tables and record the files and the load."""
     for table in STAGE_TABLES:
@@ -230,7 +250,7 @@ def _write(
         per_file[display]["steps"] = int(n)
     rows = [
         (
-            s.content_hash,
+            prefix + s.content_hash,
             s.display,
             formats[s.display].name,
             s.size_bytes,

@@ -1,0 +1,159 @@
+"""Compare baseline and candidate runs: pair them, compute every divergence metric in the
+archive, judge them against the gates. The CLI, the pytest plugin and the site call this."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from reportgen.archive import connect
+from reportgen.archive.connection import first_row
+from reportgen.errors import InputError
+from reportgen.gates import Threshold, judge
+from reportgen.ingest import ingest
+from reportgen.metrics.divergence import pair_metrics
+from reportgen.metrics.pairing import Pairing, Unpaired, pair_labels, pair_runs
+from reportgen.metrics.sql import load_sql
+
+
+@dataclass
+class Comparison:
+    """The compared pairs (JSON-contract dicts with verdicts), what had no partner, and the
+    thresholds that were applied."""
+
+    pairs: list[dict[str, Any]]
+    unpaired: list[Unpaired] = field(default_factory=list)
+    thresholds: list[Threshold] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(pair["passed"] for pair in self.pairs)
+
+    def to_json(self) -> dict[str, Any]:
+        """One pair: the pair's contract at top level; many: ``pairs`` plus a ``summary``."""
+        applied = [t.to_dict() for t in self.thresholds]
+        if len(self.pairs) == 1 and not self.unpaired:
+            return {**self.pairs[0], "thresholds": applied}
+        return {
+            "pairs": self.pairs,
+            "summary": self.summary(),
+            "unpaired": [u.__dict__ for u in self.unpaired],
+            "thresholds": applied,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        failed = [p["pair_id"] for p in self.pairs if not p["passed"]]
+        return {
+            "pairs": len(self.pairs),
+            "passed": self.passed,
+            "failed_pairs": failed,
+            "unpaired": len(self.unpaired),
+            "violations": sum(len(p["violations"]) for p in self.pairs),
+        }
+
+
+def compare_pairing(
+    con: duckdb.DuckDBPyConnection, pairing: Pairing, thresholds: Sequence[Threshold] = ()
+) -> Comparison:
+    """Metrics and verdicts for every pair of ``pairing``; steps attached to each diff row."""
+    results = pair_metrics(con, pairing.pairs)
+    _attach_steps(con, results)
+    for result in results:
+        verdict = judge(result, list(thresholds))
+        result["passed"] = verdict.passed
+        result["violations"] = verdict.violations
+        if verdict.unknown:
+            result["gates_not_evaluated"] = verdict.unknown
+    return Comparison(results, pairing.unpaired, list(thresholds))
+
+
+def compare_labels(
+    con: duckdb.DuckDBPyConnection,
+    baseline_label: str,
+    candidate_label: str,
+    thresholds: Sequence[Threshold] = (),
+    *,
+    suite: str | None = None,
+    baseline_batch: str | None = None,
+    candidate_batch: str | None = None,
+) -> Comparison:
+    """Compare two labels of an archive, task by task (and night by night unless pinned)."""
+    pairing = pair_labels(
+        con,
+        baseline_label,
+        candidate_label,
+        suite=suite,
+        baseline_batch=baseline_batch,
+        candidate_batch=candidate_batch,
+    )
+    if not pairing.pairs and not pairing.unpaired:
+        raise InputError("archive", f"no runs labelled {baseline_label!r} or {candidate_label!r}")
+    return compare_pairing(con, pairing, thresholds)
+
+
+def compare_paths(
+    baseline: Iterable[str | Path],
+    candidate: Iterable[str | Path],
+    thresholds: Sequence[Threshold] = (),
+    *,
+    format_name: str | None = None,
+) -> Comparison:
+    """Compare trace files or folders without an archive: both sides are ingested into an
+    in-memory one, then paired (two single runs pair with each other; otherwise by task)."""
+    con = connect(None)
+    try:
+        sides = []
+        for prefix, paths in (("baseline:", list(baseline)), ("candidate:", list(candidate))):
+            report = ingest(paths, con, format_name=format_name, run_id_prefix=prefix)
+            hashes = [f["content_hash"] for f in (*report.loaded, *report.skipped)]
+            rows = con.execute(
+                "SELECT run_id FROM runs WHERE content_hash IN (SELECT unnest($h))"
+                " AND starts_with(run_id, $p) ORDER BY run_id",
+                {"h": hashes, "p": prefix},
+            ).fetchall()
+            if not rows:
+                raise InputError(", ".join(map(str, paths)), "holds no runs to compare")
+            sides.append([r[0] for r in rows])
+        pairing = pair_runs(con, sides[0], sides[1], same_batch=False)
+        return compare_pairing(con, pairing, thresholds)
+    finally:
+        con.close()
+
+
+def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[dict[str, Any]]) -> None:
+    """Give every step_diffs row the steps it pairs (type, action, status, input, output)."""
+    run_ids = sorted({r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")})
+    if not run_ids:
+        return
+    steps: dict[tuple[str, int], dict[str, Any]] = {}
+    for run_id, idx, step in con.execute(
+        load_sql("steps_for_runs"), {"run_ids": run_ids}
+    ).fetchall():
+        steps[(run_id, idx)] = step
+    for result in results:
+        for row in result["step_diffs"]:
+            b, c = row["baseline_index"], row["candidate_index"]
+            row["baseline_step"] = (
+                steps.get((result["baseline_run_id"], b)) if b is not None else None
+            )
+            row["candidate_step"] = (
+                steps.get((result["candidate_run_id"], c)) if c is not None else None
+            )
+
+
+def latest_shared_batch(
+    con: duckdb.DuckDBPyConnection, baseline_label: str, candidate_label: str
+) -> str:
+    """The newest batch holding runs of both labels (what a nightly gate looks at)."""
+    row = first_row(
+        con, load_sql("latest_shared_batch"), {"b": baseline_label, "c": candidate_label}
+    )
+    if row is None or row[0] is None:
+        raise InputError(
+            "archive", f"no batch holds runs of both {baseline_label!r} and {candidate_label!r}"
+        )
+    return str(row[0])

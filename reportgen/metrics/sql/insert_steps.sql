@@ -1,0 +1,10 @@
+-- insert_steps: append the steps of in-memory runs (Arrow view rg_steps_input) to the
+-- archive's steps table (grain: run_id, idx). input/output arrive as canonical JSON text.
+INSERT INTO steps (
+    run_id, idx, type, action, input, input_keys, output, status,
+    tokens_in, tokens_out, cost_usd, latency_ms
+)
+SELECT
+    run_id, idx, type, action, CAST(input AS JSON), input_keys, CAST(output AS JSON), status,
+    tokens_in, tokens_out, cost_usd, latency_ms
+FROM rg_steps_input

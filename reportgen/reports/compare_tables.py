@@ -1,0 +1,123 @@
+"""A comparison as a rich terminal table and as Markdown (a PR comment, a CI job summary)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from reportgen.compare import Comparison
+
+COLUMNS = (
+    "pair",
+    "TDI",
+    "WEI b→c",
+    "stagnant loops",
+    "RSR",
+    "cost Δ",
+    "tokens Δ",
+    "latency Δ",
+    "verdict",
+)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:+.1f}%"
+
+
+def row(pair: dict[str, Any]) -> tuple[str, ...]:
+    """The table cells of one pair."""
+    stagnant = sum(
+        1 for loop in pair["loops_detected"] if loop["stagnant"] and loop["side"] == "candidate"
+    )
+    return (
+        pair["pair_id"],
+        f"{pair['trajectory_divergence_index']:.3f}",
+        f"{pair['baseline_wei']:.2f}→{pair['candidate_wei']:.2f}",
+        str(stagnant),
+        f"{pair['recovery_step_ratio']:.2f}",
+        _pct(pair["cost_delta_percentage"]),
+        _pct(pair["token_delta_percentage"]),
+        _pct(pair["latency_delta_percentage"]),
+        "pass" if pair["passed"] else "FAIL: " + ", ".join(v["gate"] for v in pair["violations"]),
+    )
+
+
+def _ordered(comparison: Comparison) -> list[dict[str, Any]]:
+    """Failed pairs first, then by divergence, so regressions lead."""
+    return sorted(
+        comparison.pairs,
+        key=lambda p: (p["passed"], -p["trajectory_divergence_index"], p["pair_id"]),
+    )
+
+
+def thresholds_line(comparison: Comparison) -> str:
+    if not comparison.thresholds:
+        return "No gates set (pass --max-divergence, --max-loops, ... or a reportgen.toml [cli] section)."
+    return "Gates: " + "; ".join(
+        f"{t.gate} > {t.value:g} fails (from {t.source})" for t in comparison.thresholds
+    )
+
+
+def verdict_line(comparison: Comparison) -> str:
+    s = comparison.summary()
+    failed = len(s["failed_pairs"])
+    head = "PASSED" if s["passed"] else "FAILED"
+    return f"{head}: {s['pairs']} pair(s) compared, {failed} failed a gate, {s['unpaired']} run(s) unpaired."
+
+
+def print_terminal(console: Console, comparison: Comparison) -> None:
+    """The comparison for people at a terminal."""
+    table = Table(title="reportgen compare: baseline vs candidate", show_lines=False)
+    for column in COLUMNS:
+        table.add_column(
+            column, justify="left" if column in ("pair", "verdict") else "right", overflow="fold"
+        )
+    for pair in _ordered(comparison):
+        cells = row(pair)
+        style = None if pair["passed"] else "red"
+        table.add_row(*cells, style=style)
+    console.print(table)
+    for unpaired in comparison.unpaired:
+        console.print(
+            f"unpaired {unpaired.side} run {unpaired.run_id} (task {unpaired.task_id}, batch {unpaired.batch})",
+            markup=False,
+        )
+    console.print(thresholds_line(comparison), markup=False)
+    console.print(verdict_line(comparison), markup=False)
+
+
+def _md_cell(text: str) -> str:
+    return (
+        text.replace("|", "\\|")
+        .replace("\n", " ")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("`", "'")
+    )
+
+
+def markdown(comparison: Comparison) -> str:
+    """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY."""
+    s = comparison.summary()
+    lines = [
+        f"### reportgen: {'✅ passed' if s['passed'] else '❌ failed'}",
+        "",
+        verdict_line(comparison),
+        "",
+    ]
+    lines.append("| " + " | ".join(COLUMNS) + " |")
+    lines.append(
+        "|" + "|".join("---" if c in ("pair", "verdict") else "---:" for c in COLUMNS) + "|"
+    )
+    for pair in _ordered(comparison):
+        lines.append("| " + " | ".join(_md_cell(c) for c in row(pair)) + " |")
+    if comparison.unpaired:
+        lines += ["", "Unpaired runs:", ""]
+        lines += [
+            f"- {u.side} `{_md_cell(u.run_id)}` (task `{_md_cell(u.task_id)}`)"
+            for u in comparison.unpaired
+        ]
+    lines += ["", _md_cell(thresholds_line(comparison)), ""]
+    return "\n".join(lines)

@@ -1,0 +1,178 @@
+"""Words for a comparison: --explain (each number explained) and --tree (the aligned steps)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+WASTED = {"error", "retry", "abandoned"}
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    return "unknown" if value is None else f"{value:.{digits}g}"
+
+
+def _step(pair: dict[str, Any], side: str, index: int | None) -> dict[str, Any]:
+    for row in pair["step_diffs"]:
+        if row[f"{side}_index"] == index and row.get(f"{side}_step"):
+            step: dict[str, Any] = row[f"{side}_step"]
+            return step
+    return {"action": "?", "status": "?"}
+
+
+def _side_steps(pair: dict[str, Any], side: str) -> list[tuple[int, dict[str, Any]]]:
+    rows = [(r[f"{side}_index"], r.get(f"{side}_step") or {}) for r in pair["step_diffs"]]
+    return sorted((i, s) for i, s in rows if i is not None)
+
+
+def first_divergence(pair: dict[str, Any]) -> dict[str, Any] | None:
+    """The first diff row that is not a plain match, with its position in the aligned list."""
+    for position, row in enumerate(pair["step_diffs"]):
+        if row["status"] != "matched":
+            return {"position": position, **row}
+    return None
+
+
+def explain(pair: dict[str, Any]) -> str:
+    """Every number of one pair in words, with what is needed to check it by hand."""
+    lines = [f"== {pair['pair_id']}  ({pair['baseline_run_id']} -> {pair['candidate_run_id']})"]
+    base, cand = _side_steps(pair, "baseline"), _side_steps(pair, "candidate")
+    matched = sum(
+        1
+        for r in pair["step_diffs"]
+        if r["baseline_index"] is not None and r["candidate_index"] is not None
+    )
+    lines.append(
+        f"Trajectory divergence {pair['trajectory_divergence_index']:.4f} = 1 - 2 x {matched} aligned steps"
+        f" / ({len(base)} baseline + {len(cand)} candidate steps)."
+    )
+    first = first_divergence(pair)
+    if first is None:
+        lines.append("  The two runs take the same path: every step is matched.")
+    else:
+        b, c = first.get("baseline_step") or {}, first.get("candidate_step") or {}
+        where = {
+            "added": f"the candidate adds step #{first['candidate_index']} {c.get('action')}",
+            "removed": f"the candidate drops baseline step #{first['baseline_index']} {b.get('action')}",
+            "modified": f"step #{first['baseline_index']} {b.get('action')} runs with other "
+            f"status/input/output in the candidate (#{first['candidate_index']}: {b.get('status')} -> {c.get('status')})",
+        }[first["status"]]
+        lines.append(f"  First divergence at aligned row {first['position']}: {where}.")
+    for side, steps, wei in (
+        ("baseline", base, pair["baseline_wei"]),
+        ("candidate", cand, pair["candidate_wei"]),
+    ):
+        wasted = [
+            f"#{i} {s.get('action')} ({s.get('status')})"
+            for i, s in steps
+            if s.get("status") in WASTED
+        ]
+        shown = ", ".join(wasted[:8]) + (" ..." if len(wasted) > 8 else "")
+        lines.append(
+            f"Wasted effort ({side}) {wei:.4f} = {len(wasted)} error/retry/abandoned of {len(steps)} steps"
+            + (f": {shown}." if wasted else ".")
+        )
+    loops = pair["loops_detected"]
+    if not loops:
+        lines.append("Loops: none (no block of steps repeats back to back).")
+    for loop in loops:
+        kind = (
+            "stagnant: same input and output every time"
+            if loop["stagnant"]
+            else "inputs or outputs change"
+        )
+        lines.append(
+            f"Loop ({loop['side']}): [{', '.join(loop['steps'])}] x {loop['iterations']} from step"
+            f" #{loop['start_index']} ({kind})."
+        )
+    for side in ("baseline", "candidate"):
+        for window in pair.get(f"{side}_recovery_windows", []):
+            counted = ", ".join(f"#{i}" for i in window["counted"]) or "none"
+            end = (
+                f"closed at #{window['closed_at']}, which re-aligns with the other run"
+                if window["closed_at"] is not None
+                else "never re-aligns (unrecovered)"
+            )
+            lines.append(
+                f"Recovery ({side}): opened by #{window['opened_at']} {window['trigger']}; ok steps counted: {counted}; {end}."
+            )
+    b_rec, c_rec = pair["baseline_recovery_steps"], pair["candidate_recovery_steps"]
+    if b_rec:
+        rule = f"{c_rec} / {b_rec}"
+    elif c_rec:
+        rule = f"{c_rec} (the baseline needed no recovery, so the raw candidate count)"
+    else:
+        rule = "0 (no recovery on either side)"
+    lines.append(
+        f"Recovery step ratio {pair['recovery_step_ratio']:.4f} = {rule}; unrecovered steps: "
+        f"baseline {pair['baseline_unrecovered_steps']}, candidate {pair['candidate_unrecovered_steps']}."
+    )
+    bt, ct = pair.get("baseline_totals") or {}, pair.get("candidate_totals") or {}
+    for key, total, unit in (
+        ("cost", "cost_usd", "USD"),
+        ("token", "tokens", "tokens"),
+        ("latency", "latency_ms", "ms"),
+    ):
+        value = pair[f"{key}_delta_percentage"]
+        change = pair.get(f"{key}_delta_note") if value is None else f"{value:+.2f}%"
+        lines.append(
+            f"{key.title()} {_fmt(bt.get(total))} -> {_fmt(ct.get(total))} {unit}: {change}."
+        )
+    culprit = likely_culprit(pair)
+    if culprit:
+        lines.append(f"Likely culprit: {culprit}.")
+    for violation in pair.get("violations", []):
+        lines.append(
+            f"GATE FAILED: {violation['metric']} {violation['value']:.4g} > {violation['threshold']:g}"
+            f" ({violation['source']})."
+        )
+    return "\n".join(lines)
+
+
+def likely_culprit(pair: dict[str, Any]) -> str | None:
+    """The candidate step most likely to have sent the run off course: the first wasted
+    candidate step at or after the first divergence, else the first divergent step itself."""
+    first = first_divergence(pair)
+    if first is None:
+        return None
+    for row in pair["step_diffs"][first["position"] :]:
+        step = row.get("candidate_step") or {}
+        if row["candidate_index"] is not None and step.get("status") in WASTED:
+            return f"candidate step #{row['candidate_index']} {step.get('action')} ({step.get('status')})"
+    index = (
+        first["candidate_index"]
+        if first["candidate_index"] is not None
+        else first["baseline_index"]
+    )
+    side = "candidate" if first["candidate_index"] is not None else "baseline"
+    return f"{side} step #{index} {first['action']} ({first['status']})"
+
+
+_MARK = {"matched": " ", "added": "+", "removed": "-", "modified": "~"}
+
+
+def tree(pair: dict[str, Any], context: int = 1) -> str:
+    """The aligned step list: runs of matched steps collapsed, added ``+``, removed ``-``,
+    modified ``~``, with ``context`` matched steps kept around each change."""
+    rows = pair["step_diffs"]
+    keep = {i for i, r in enumerate(rows) if r["status"] != "matched"}
+    keep |= {
+        j for i in list(keep) for j in range(i - context, i + context + 1) if 0 <= j < len(rows)
+    }
+    lines = [
+        f"{pair['pair_id']}: baseline {pair['baseline_run_id']} vs candidate {pair['candidate_run_id']}"
+    ]
+    hidden = 0
+    for i, row in enumerate(rows):
+        if i not in keep:
+            hidden += 1
+            continue
+        if hidden:
+            lines.append(f"    ... {hidden} matched step(s)")
+            hidden = 0
+        b = "" if row["baseline_index"] is None else f"b#{row['baseline_index']}"
+        c = "" if row["candidate_index"] is None else f"c#{row['candidate_index']}"
+        status = (row.get("candidate_step") or row.get("baseline_step") or {}).get("status", "")
+        lines.append(f"  {_MARK[row['status']]} {b:>5} {c:>5}  {row['action']}  [{status}]")
+    if hidden:
+        lines.append(f"    ... {hidden} matched step(s)")
+    return "\n".join(lines)
