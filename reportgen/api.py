@@ -1,0 +1,109 @@
+"""The Python API: compare runs and assert that nothing regressed, from tests or scripts.
+
+from reportgen.api import compare, assert_no_regressions
+assert_no_regressions(compare("traces/baseline.json", "traces/candidate.json"), max_loops=0)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reportgen.compare import Comparison, compare_labels, compare_paths
+from reportgen.gates import GATES, Threshold, find_config, judge, resolve_thresholds
+
+__all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
+
+# assert_no_regressions keyword -> gate name (the keys of a config's [assertions] section)
+ASSERTION_KEYWORDS = {gate.assertion_key: gate.name for gate in GATES}
+
+
+class RegressionError(AssertionError):
+    """A gate failed; the message names each pair, metric, value and threshold."""
+
+
+def compare(
+    baseline: str | Path | list[str | Path], candidate: str | Path | list[str | Path]
+) -> Comparison:
+    """Compare trace files or folders (no archive needed); no thresholds applied yet."""
+    return compare_paths(_as_list(baseline), _as_list(candidate))
+
+
+def _as_list(paths: str | Path | list[str | Path]) -> list[str | Path]:
+    return list(paths) if isinstance(paths, list) else [paths]
+
+
+def compare_archive(
+    db: str | Path,
+    baseline_label: str = "baseline",
+    candidate_label: str = "candidate",
+    *,
+    batch: str | None = None,
+) -> Comparison:
+    """Compare two labels of an archive, night by night (or one ``batch``)."""
+    from reportgen.archive import connect
+
+    con = connect(db, read_only=True)
+    try:
+        return compare_labels(
+            con, baseline_label, candidate_label, baseline_batch=batch, candidate_batch=batch
+        )
+    finally:
+        con.close()
+
+
+def thresholds_for(config: Path | bool | None = True, **keywords: float | None) -> list[Threshold]:
+    """Thresholds from keyword arguments (named like the [assertions] keys), over a config
+    file's [assertions] section (``True``: the nearest reportgen.toml / pyproject.toml)."""
+    unknown = set(keywords) - set(ASSERTION_KEYWORDS)
+    if unknown:
+        raise TypeError(
+            f"unknown threshold(s): {', '.join(sorted(unknown))} (known: {', '.join(ASSERTION_KEYWORDS)})"
+        )
+    path = find_config() if config is True else (config or None)
+    flags = {ASSERTION_KEYWORDS[key]: value for key, value in keywords.items()}
+    found = resolve_thresholds(
+        flags, path if isinstance(path, Path) else None, section="assertions"
+    )
+    return [
+        Threshold(
+            t.gate, t.value, f"{_keyword(t.gate)}=" if t.source.startswith("--") else t.source
+        )
+        for t in found
+    ]
+
+
+def _keyword(gate: str) -> str:
+    return next(key for key, name in ASSERTION_KEYWORDS.items() if name == gate)
+
+
+def assert_no_regressions(
+    comparison: Comparison,
+    *,
+    config: Path | bool | None = True,
+    max_divergence: float | None = None,
+    max_wasted_effort: float | None = None,
+    max_loops: float | None = None,
+    max_recovery_step_ratio: float | None = None,
+    max_cost_increase_pct: float | None = None,
+    max_token_increase_pct: float | None = None,
+    max_latency_increase_pct: float | None = None,
+) -> None:
+    """Raise RegressionError when any pair breaks a threshold (strict ``>``: equal passes)."""
+    thresholds = thresholds_for(
+        config,
+        max_divergence=max_divergence,
+        max_wasted_effort=max_wasted_effort,
+        max_loops=max_loops,
+        max_recovery_step_ratio=max_recovery_step_ratio,
+        max_cost_increase_pct=max_cost_increase_pct,
+        max_token_increase_pct=max_token_increase_pct,
+        max_latency_increase_pct=max_latency_increase_pct,
+    )
+    problems = []
+    for pair in comparison.pairs:
+        for v in judge(pair, thresholds).violations:
+            problems.append(
+                f"{pair['pair_id']}: {v['metric']} = {v['value']:.6g} > {v['threshold']:g} (from {v['source']})"
+            )
+    if problems:
+        raise RegressionError("reportgen found regressions:\n  " + "\n  ".join(problems))
