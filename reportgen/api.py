@@ -82,13 +82,19 @@ def assert_no_regressions(
     config: Path | bool | None = True,
     max_divergence: float | None = None,
     max_wasted_effort: float | None = None,
+    allow_loops: bool | None = None,
     max_loops: float | None = None,
     max_recovery_step_ratio: float | None = None,
     max_cost_increase_pct: float | None = None,
     max_token_increase_pct: float | None = None,
     max_latency_increase_pct: float | None = None,
 ) -> None:
-    """Raise RegressionError when any pair breaks a threshold (strict ``>``: equal passes)."""
+    """Raise RegressionError when any pair breaks a threshold (strict ``>``: equal passes).
+
+    ``allow_loops=False`` is ``max_loops=0`` (no stagnant candidate loop at all), as in
+    AgentDiff; thresholds left as None come from the config's [assertions] section."""
+    if allow_loops is False and max_loops is None:
+        max_loops = 0
     thresholds = thresholds_for(
         config,
         max_divergence=max_divergence,

@@ -104,7 +104,7 @@ OTHER_KEYS = {
         "max_tool_error_rate",
         "fail_on_thrash",
     },
-    "assertions": {"min_convergence"},
+    "assertions": {"min_convergence", "allow_loops"},
 }
 
 
@@ -203,6 +203,11 @@ def resolve_thresholds(
             found.append(
                 Threshold(gate.name, check_value(key, config[key], str(config_path)), where)
             )
+    allow_loops = config.get("allow_loops")
+    if allow_loops is False and not any(t.gate == "loops" for t in found):
+        found.append(Threshold("loops", 0.0, f"{config_path} [{section}] allow_loops = false"))
+    elif allow_loops not in (None, True, False):
+        raise UsageError(f"{config_path}: allow_loops must be true or false, got {allow_loops!r}")
     return found
 
 

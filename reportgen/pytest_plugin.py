@@ -5,7 +5,7 @@ when unused. Thresholds are checked when options are read: a bad one is a usage 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help="reportgen.toml or pyproject.toml whose [assertions] section holds defaults",
+    )
+    group.addoption(
+        "--reportgen-baselines",
+        dest="reportgen_baselines",
+        default="reportgen-baselines",
+        metavar="DIR",
+        help="folder of baseline traces for reportgen_trace (default: reportgen-baselines)",
+    )
+    group.addoption(
+        "--reportgen-update-baselines",
+        dest="reportgen_update_baselines",
+        action="store_true",
+        help="write each recorded trace as the new baseline instead of comparing",
     )
 
 
@@ -83,9 +96,65 @@ def reportgen_check(
     raw_config = request.config.getoption("reportgen_config")
     config: Path | bool = Path(raw_config) if raw_config else True
 
-    def check(baseline: Any, candidate: Any, **thresholds: float) -> Any:
+    def check(baseline: Any, candidate: Any, **thresholds: Any) -> Any:
         comparison = compare(baseline, candidate)
-        assert_no_regressions(comparison, config=config, **{**reportgen_thresholds, **thresholds})
+        merged: dict[str, Any] = {**reportgen_thresholds, **thresholds}
+        assert_no_regressions(comparison, config=config, **merged)
         return comparison
 
     return check
+
+
+@pytest.fixture
+def reportgen_trace(request: pytest.FixtureRequest) -> Any:
+    """Record the steps of a run in this test (``reportgen_trace.step("search", input=...)``).
+    When the test body has passed, the trace is compared with
+    ``--reportgen-baselines/<test>.json`` and the test fails on a regression. A missing
+    baseline fails the test too (run with --reportgen-update-baselines to record one)."""
+    from reportgen.plugin_baselines import TraceRecorder
+
+    return TraceRecorder(task_id=request.node.name)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """After a test body that used ``reportgen_trace`` passes, check its trace."""
+    result = yield
+    recorder = getattr(item, "funcargs", {}).get("reportgen_trace")
+    if recorder is not None:
+        _check_recorded(item, recorder)
+    return result
+
+
+def _check_recorded(item: pytest.Item, recorder: Any) -> None:
+    from reportgen.api import assert_no_regressions, compare
+    from reportgen.plugin_baselines import baseline_path
+
+    config = item.config
+    folder = Path(config.getoption("reportgen_baselines"))
+    if not folder.is_absolute():
+        folder = config.rootpath / folder
+    baseline = baseline_path(folder, item.nodeid)
+    if config.getoption("reportgen_update_baselines"):
+        folder.mkdir(parents=True, exist_ok=True)
+        baseline.write_text(recorder.to_json(), encoding="utf-8")
+        return
+    if not baseline.exists():
+        pytest.fail(
+            f"reportgen: no baseline trace at {baseline}; "
+            "run pytest with --reportgen-update-baselines to record one",
+            pytrace=False,
+        )
+    scratch = config.rootpath / ".reportgen-candidates"
+    scratch.mkdir(exist_ok=True)
+    candidate = scratch / baseline.name
+    candidate.write_text(recorder.to_json(), encoding="utf-8")
+    raw_config = config.getoption("reportgen_config")
+    thresholds: dict[str, Any] = {
+        keyword: float(config.getoption(dest))
+        for dest, keyword in OPTIONS.items()
+        if config.getoption(dest) is not None
+    }
+    assert_no_regressions(
+        compare(baseline, candidate), config=Path(raw_config) if raw_config else True, **thresholds
+    )

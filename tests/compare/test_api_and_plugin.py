@@ -75,3 +75,33 @@ def test_plugin_bad_threshold_is_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--reportgen-max-loops", "many")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--reportgen-max-loops: expected a number, got 'many'*"])
+
+
+RECORDING_TEST = """
+import os
+
+def test_agent(reportgen_trace):
+    reportgen_trace.step("plan", type="llm", cost_usd=0.01)
+    if os.environ.get("AGENT_LOOPS"):
+        for _ in range(3):
+            reportgen_trace.step("search", input={"q": "x"}, output="none", cost_usd=0.01)
+    else:
+        reportgen_trace.step("search", input={"q": "x"}, output="3 hits", cost_usd=0.01)
+    reportgen_trace.step("answer", type="llm", cost_usd=0.01)
+"""
+
+
+def test_plugin_records_compares_and_reports_missing_baseline(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_agent=RECORDING_TEST)
+    missing = pytester.runpytest()
+    missing.assert_outcomes(failed=1)
+    missing.stdout.fnmatch_lines(["*no baseline trace at*--reportgen-update-baselines*"])
+    pytester.runpytest("--reportgen-update-baselines").assert_outcomes(passed=1)
+    assert (pytester.path / "reportgen-baselines" / "test_agent.py__test_agent.json").exists()
+    pytester.runpytest("--reportgen-max-loops", "0").assert_outcomes(passed=1)
+    monkeypatch.setenv("AGENT_LOOPS", "1")
+    regressed = pytester.runpytest("--reportgen-max-loops", "0")
+    regressed.assert_outcomes(failed=1)
+    regressed.stdout.fnmatch_lines(["*stagnant loops in the candidate = 1 > 0*"])
