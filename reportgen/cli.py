@@ -18,6 +18,7 @@ from reportgen import __version__
 from reportgen.compare_command import compare_command, gate_command
 from reportgen.convergence.command import converge_command
 from reportgen.errors import ReportgenError
+from reportgen.site.command import build_command
 
 app = typer.Typer(
     name="reportgen",
@@ -139,7 +140,11 @@ def demo(
         print_json({"db": str(db), "ingest": report.to_dict(), "summary": summary})
         return
     print_archive_summary(out, summary)
-    out.print(f"archive: {db}")
+    out.print(f"archive: {db}", markup=False)
+    if "site" in summary:
+        out.print(
+            f"site: {summary['site']['index']}  ({summary['site']['pages']} pages)", markup=False
+        )
 
 
 @app.command()
@@ -163,6 +168,7 @@ def formats(as_json: JsonOption = False) -> None:
 app.command("converge")(converge_command)
 app.command("compare")(exits_on_errors(compare_command))
 app.command("gate")(exits_on_errors(gate_command))
+app.command("build")(build_command)
 
 
 def main() -> None:

@@ -12,8 +12,11 @@ from reportgen.reports.summary import archive_summary
 from reportgen.resources import shipped_dir
 
 
-def run_demo(out: Path | None = None) -> tuple[Path, IngestReport, dict[str, Any]]:
-    """Ingest ``sample_runs/`` into ``out/reportgen.duckdb`` (a fresh temp folder by default)."""
+def run_demo(
+    out: Path | None = None, *, site: bool = True
+) -> tuple[Path, IngestReport, dict[str, Any]]:
+    """Ingest ``sample_runs/`` into ``out/reportgen.duckdb`` (a fresh temp folder by default)
+    and, with ``site``, build the static site into ``out/site``; the summary says where."""
     folder = out if out is not None else Path(tempfile.mkdtemp(prefix="reportgen-demo-"))
     folder.mkdir(parents=True, exist_ok=True)
     db = folder / "reportgen.duckdb"
@@ -23,4 +26,9 @@ def run_demo(out: Path | None = None) -> tuple[Path, IngestReport, dict[str, Any
         summary = archive_summary(con)
     finally:
         con.close()
+    if site:
+        from reportgen.site import build_site
+
+        built = build_site(db, folder / "site", build_time="2026-11-29T00:00:00Z")
+        summary["site"] = {"index": str(built.index), "pages": built.pages}
     return db, report, summary

@@ -35,6 +35,16 @@ class Gate:
     label: str
     read: Callable[[Mapping[str, Any]], float | None]
 
+    @property
+    def metric(self) -> str:
+        """The JSON-contract key this gate reads (the site marks that row)."""
+        return {
+            "wasted_effort": "candidate_wei",
+            "loops": "loops_detected",
+            "divergence": "trajectory_divergence_index",
+            "recovery_ratio": "recovery_step_ratio",
+        }.get(self.name, self.name.replace("delta", "delta_percentage"))
+
 
 GATES: tuple[Gate, ...] = (
     Gate(
@@ -230,3 +240,15 @@ def judge(pair: Mapping[str, Any], thresholds: list[Threshold]) -> Verdict:
             verdict.violations.append(entry)
     verdict.passed = not verdict.violations
     return verdict
+
+
+def verdicts_by_metric(pair: Mapping[str, Any], thresholds: list[Threshold]) -> dict[str, bool]:
+    """For the site: JSON-contract metric key -> passed, for every gate that could be judged."""
+    verdict = judge(pair, thresholds)
+    failed = {v["gate"] for v in verdict.violations}
+    unknown = {u["gate"] for u in verdict.unknown}
+    return {
+        GATES_BY_NAME[t.gate].metric: t.gate not in failed
+        for t in thresholds
+        if t.gate not in unknown
+    }

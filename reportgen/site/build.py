@@ -1,0 +1,145 @@
+"""``build_site``: read the archive, build every page's context, render what changed, publish
+the tables as Parquet, vendor the assets, and swap the new site in."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from reportgen.archive import connect
+from reportgen.errors import UsageError
+from reportgen.resources import shipped_dir
+from reportgen.site import paths
+from reportgen.site.context import Link, Page
+from reportgen.site.data import SiteData, load_site_data
+from reportgen.site.export import export_parquet
+from reportgen.site.pages_compare import Verdicts, compare_page, pair_pages
+from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
+from reportgen.site.pages_runs import run_pages, task_pages
+from reportgen.site.render import Renderer
+from reportgen.site.writer import SiteWriter
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build did: pages written and skipped (unchanged), and where the index is."""
+
+    out: Path
+    index: Path
+    pages: int
+    written: int
+    skipped: int
+    removed: int
+    build_time: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form ``reportgen build --json`` prints."""
+        return {
+            "out": str(self.out),
+            "index": str(self.index),
+            "pages": self.pages,
+            "written": self.written,
+            "skipped": self.skipped,
+            "removed": self.removed,
+            "build_time": self.build_time,
+        }
+
+
+def resolve_build_time(build_time: str | None) -> str:
+    """The build's one time stamp: ``build_time``, else SOURCE_DATE_EPOCH, else now (UTC)."""
+    if build_time is not None:
+        try:
+            moment = datetime.fromisoformat(build_time.replace("Z", "+00:00"))
+        except ValueError:
+            raise UsageError(f"--build-time {build_time!r} is not an ISO 8601 time") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+    elif os.environ.get("SOURCE_DATE_EPOCH", "").strip():
+        try:
+            moment = datetime.fromtimestamp(int(os.environ["SOURCE_DATE_EPOCH"]), UTC)
+        except ValueError:
+            raise UsageError("SOURCE_DATE_EPOCH is not a whole number of seconds") from None
+    else:
+        moment = datetime.now(UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _nav(data: SiteData) -> list[Link]:
+    """The navigation bar every page shares."""
+    nav = [Link("Overview", "index.html")]
+    nav += [Link(f"History: {s}", paths.history_path(s)) for s in data.suites]
+    if data.pairs:
+        nav.append(
+            Link(
+                f"{data.baseline_label} vs {data.candidate_label}",
+                paths.compare_index_path(data.baseline_label, data.candidate_label),
+            )
+        )
+    return nav
+
+
+def all_pages(data: SiteData, build_time: str, verdicts: Verdicts | None = None) -> Iterable[Page]:
+    """Every page of the site, in a fixed order."""
+    nav = _nav(data)
+    cps = suite_change_points(data)
+    yield index_page(data, nav, cps, build_time)
+    yield from history_pages(data, nav, cps)
+    if data.pairs:
+        yield compare_page(data, nav)
+        yield from pair_pages(data, nav, verdicts)
+    yield from task_pages(data, nav)
+    yield from run_pages(data, nav)
+
+
+def _assets(writer: SiteWriter) -> None:
+    """Vendor Plotly and the site's own CSS/JS under assets/, and add .nojekyll."""
+    import plotly
+
+    writer.copy(
+        "assets/plotly.min.js", Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    )
+    for file in sorted(shipped_dir("static").iterdir()):
+        if file.is_file() and not file.name.startswith("."):
+            writer.copy(f"assets/{file.name}", file)
+    writer.file(".nojekyll", b"")
+
+
+def build_site(
+    db: Path,
+    out: Path,
+    *,
+    build_time: str | None = None,
+    baseline_label: str = "baseline",
+    candidate_label: str = "candidate",
+    verdicts: Verdicts | None = None,
+) -> BuildReport:
+    """Build the static site for the archive ``db`` into ``out``, re-rendering only changed
+    pages; ``verdicts`` (a pair's metrics -> {metric: passed}) adds gate verdicts."""
+    stamp = resolve_build_time(build_time)
+    renderer = Renderer()
+    con = connect(db, read_only=True)
+    writer = SiteWriter(out)
+    try:
+        data = load_site_data(con, baseline_label, candidate_label)
+        seen: set[str] = set()
+        for page in all_pages(data, stamp, verdicts):
+            if page.path in seen:
+                raise RuntimeError(f"two pages want the same path: {page.path}")
+            seen.add(page.path)
+            writer.page(page.path, renderer.page_hash(page), partial(renderer.render, page))
+        export_parquet(con, writer.tmp / "data")
+        _assets(writer)
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        con.close()
+    return BuildReport(
+        out, out / "index.html", len(seen), writer.written, writer.skipped, writer.removed, stamp
+    )

@@ -1,0 +1,130 @@
+"""Step detection on a nightly series, in the spirit of asv's ``step_detect``.
+
+A series is fitted with the piecewise-constant function that minimises squared error plus a
+penalty per extra step (the Potts model, solved exactly by dynamic programming in O(n^2)).
+The penalty scales with the noise, estimated robustly from successive differences, so noisy
+series need a bigger jump to count. Steps whose relative size is below ``min_relative`` are
+merged away, as asv ignores changes under its threshold. The result is a list of change
+points: where a new level starts, the level before and the level after."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: Penalty per step in units of sigma^2 * log(n + 1). 3 flags a 3-sigma step in 10 nights 93%
+#: of the time while pure noise gives a false step in about 1 of 9 such series (1 in 25 over
+#: 30 nights); tests/site/test_changepoints.py pins these rates.
+PENALTY_SCALE = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """Values ``[start, end)`` of the series sit at ``level`` (their mean)."""
+
+    start: int
+    end: int
+    level: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePoint:
+    """A new level starts at ``index``: ``before`` is the old level, ``after`` the new one."""
+
+    index: int
+    before: float
+    after: float
+
+    @property
+    def relative(self) -> float | None:
+        """Relative change (after - before) / |before|; None when before is 0."""
+        return None if self.before == 0 else (self.after - self.before) / abs(self.before)
+
+
+def noise_sigma(values: Sequence[float]) -> float:
+    """Noise estimate from successive differences, so a level shift adds only one difference:
+    their mean absolute value scaled to a Gaussian sigma (E|X1 - X2| = 2 sigma / sqrt(pi)).
+    A median (MAD) would be more robust but is erratic on the few nights a series often has."""
+    if len(values) < 3:
+        return 0.0
+    diffs = [abs(b - a) for a, b in itertools.pairwise(values)]
+    return math.sqrt(math.pi) / 2.0 * sum(diffs) / len(diffs)
+
+
+def fit_segments(values: Sequence[float], penalty: float) -> list[Segment]:
+    """The optimal partition: minimise the sum of squared errors + ``penalty`` per segment."""
+    n = len(values)
+    if n == 0:
+        return []
+    s1 = [0.0] * (n + 1)
+    s2 = [0.0] * (n + 1)
+    for i, v in enumerate(values):
+        s1[i + 1] = s1[i] + v
+        s2[i + 1] = s2[i] + v * v
+
+    def sse(a: int, b: int) -> float:
+        total = s1[b] - s1[a]
+        return max(0.0, (s2[b] - s2[a]) - total * total / (b - a))
+
+    best = [0.0] + [math.inf] * n
+    back = [0] * (n + 1)
+    for end in range(1, n + 1):
+        for start in range(end):
+            cost = best[start] + sse(start, end) + penalty
+            if cost < best[end]:
+                best[end], back[end] = cost, start
+    bounds: list[tuple[int, int]] = []
+    end = n
+    while end > 0:
+        bounds.append((back[end], end))
+        end = back[end]
+    bounds.reverse()
+    return [Segment(a, b, (s1[b] - s1[a]) / (b - a)) for a, b in bounds]
+
+
+def _merge_small(
+    values: Sequence[float], segments: list[Segment], min_relative: float
+) -> list[Segment]:
+    """Merge the smallest step below ``min_relative`` into its neighbour until none is left."""
+    segs = list(segments)
+    while len(segs) > 1:
+        sizes = [
+            abs(b.level - a.level) / max(abs(a.level), abs(b.level), 1e-12)
+            for a, b in itertools.pairwise(segs)
+        ]
+        smallest = min(range(len(sizes)), key=sizes.__getitem__)
+        if sizes[smallest] >= min_relative:
+            break
+        a, b = segs[smallest], segs[smallest + 1]
+        level = sum(values[a.start : b.end]) / (b.end - a.start)
+        segs[smallest : smallest + 2] = [Segment(a.start, b.end, level)]
+    return segs
+
+
+def detect_segments(
+    values: Sequence[float], *, min_relative: float = 0.05, penalty_scale: float = PENALTY_SCALE
+) -> list[Segment]:
+    """Levels of a series: the penalised fit, with steps under ``min_relative`` merged away."""
+    n = len(values)
+    if n < 2:
+        return fit_segments(values, 0.0)
+    scale = max((abs(v) for v in values), default=0.0)
+    sigma = max(noise_sigma(values), 0.01 * scale, 1e-12)
+    penalty = penalty_scale * sigma * sigma * math.log(n + 1)
+    return _merge_small(values, fit_segments(values, penalty), min_relative)
+
+
+def change_points(
+    values: Sequence[float | None], *, min_relative: float = 0.05
+) -> list[ChangePoint]:
+    """Change points of a series that may have gaps (None values are skipped, not zeros);
+    indexes refer to the series as given."""
+    kept = [(i, v) for i, v in enumerate(values) if v is not None and math.isfinite(v)]
+    if len(kept) < 2:
+        return []
+    levels = detect_segments(
+        [v for _, v in kept], min_relative=min_relative, penalty_scale=PENALTY_SCALE
+    )
+    return [ChangePoint(kept[b.start][0], a.level, b.level) for a, b in itertools.pairwise(levels)]

@@ -1,0 +1,70 @@
+"""``reportgen build``: the site from the archive; the main CLI registers ``build_command``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reportgen.errors import ReportgenError
+
+
+def build_command(
+    out: Annotated[Path, typer.Option("--out", help="Folder of the site (replaced atomically).")],
+    db: Annotated[Path, typer.Option("--db", help="The DuckDB archive file.")] = Path(
+        "reportgen.duckdb"
+    ),
+    build_time: Annotated[
+        str | None,
+        typer.Option(
+            "--build-time",
+            help="ISO 8601 time stamp shown on the index (default: SOURCE_DATE_EPOCH, else now).",
+        ),
+    ] = None,
+    baseline_label: Annotated[
+        str, typer.Option("--baseline-label", help="Label compared against.")
+    ] = "baseline",
+    candidate_label: Annotated[
+        str, typer.Option("--candidate-label", help="Label compared with the baseline.")
+    ] = "candidate",
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config", help="Gate thresholds ([cli] section) marked on comparison pages."
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON summary for machines.")
+    ] = False,
+) -> None:
+    """Build the static site: index, history, run, task and comparison pages, plus the archive
+    as Parquet under data/. Re-renders only pages whose inputs changed."""
+    from functools import partial
+
+    from reportgen.gates import find_config, resolve_thresholds, verdicts_by_metric
+    from reportgen.site import build_site
+
+    try:
+        thresholds = resolve_thresholds({}, config or find_config())
+        report = build_site(
+            db,
+            out,
+            build_time=build_time,
+            baseline_label=baseline_label,
+            candidate_label=candidate_label,
+            verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
+        )
+    except ReportgenError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(error.exit_code) from None
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2, sort_keys=True) + "\n")
+        return
+    typer.echo(
+        f"site: {report.pages} pages, {report.written} written, {report.skipped} unchanged"
+        + (f", {report.removed} removed" if report.removed else "")
+    )
+    typer.echo(f"index: {report.index}")

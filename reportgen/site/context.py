@@ -1,0 +1,181 @@
+"""One context object per page: plain data the templates render, and nothing else.
+
+Every page is a dataclass with its site-relative ``path`` and its ``template``. The build hashes
+a page's fields (plus the templates) to decide whether the page must be rendered again, so a
+context holds everything its page shows and never anything that changes from build to build
+(only the index carries the build time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from markupsafe import Markup
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link to another page of the site (``href`` is site-relative; templates make it relative)."""
+
+    text: str
+    href: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chart:
+    """A Plotly figure (plain data/layout dicts) shown in a ``div`` with this ``id``."""
+
+    id: str
+    title: str
+    figure: dict[str, Any]
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    """One step as the run and comparison pages show it (numbers: None = not given)."""
+
+    idx: int
+    type: str
+    action: str
+    status: str
+    tokens_in: int | None
+    tokens_out: int | None
+    cost_usd: float | None
+    latency_ms: float | None
+    input_text: str
+    output_text: str
+    wasted: bool = False
+    recovery: str | None = None  # "opens" (a wasted step opening a window) or "counted"
+    loop: str | None = None  # "L1 start", "L1" ... for steps inside a loop
+    stagnant: bool = False
+
+    @property
+    def tokens(self) -> int | None:
+        """Tokens in plus out; None when the step gives neither."""
+        if self.tokens_in is None and self.tokens_out is None:
+            return None
+        return (self.tokens_in or 0) + (self.tokens_out or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class LoopView:
+    """A loop as the pages list it."""
+
+    name: str
+    side: str
+    start: int
+    length: int
+    iterations: int
+    steps: list[str]
+    stagnant: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MetricRow:
+    """One line of a metric table: baseline, candidate, change and (once gates exist) verdict."""
+
+    key: str
+    name: str
+    baseline: str
+    candidate: str
+    change: str
+    note: str | None = None
+    verdict: bool | None = None
+    worse: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DiffRow:
+    """One row of the aligned side-by-side diff."""
+
+    row: int
+    status: str  # matched | added | removed | modified
+    baseline: StepView | None
+    candidate: StepView | None
+    first_divergence: bool
+    deltas: dict[str, str]
+
+
+@dataclass(kw_only=True)
+class Page:
+    """Fields every page has: where it lives, its title, the navigation and breadcrumbs."""
+
+    template: ClassVar[str] = ""
+    path: str
+    title: str
+    nav: list[Link]
+    crumbs: list[Link] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class IndexPage(Page):
+    """The front page: regressions first, then suites, labels and nights (latest first)."""
+
+    template: ClassVar[str] = "index.html"
+    build_time: str
+    regressions: list[dict[str, Any]]
+    attention: list[dict[str, Any]]
+    suites: list[dict[str, Any]]
+    nights: list[dict[str, Any]]
+    compare: Link | None
+
+
+@dataclass(kw_only=True)
+class HistoryPage(Page):
+    """Each metric of one suite over nights, per label, with change points listed."""
+
+    template: ClassVar[str] = "history.html"
+    suite: str
+    change_points: list[dict[str, Any]]
+    table: list[dict[str, Any]]
+
+
+@dataclass(kw_only=True)
+class RunPage(Page):
+    """One run: summary, notes, the step timeline, loops and recovery windows."""
+
+    template: ClassVar[str] = "run.html"
+    run: dict[str, Any]
+    meta: list[tuple[str, str]]
+    notes: Markup | None
+    steps: list[StepView]
+    loops: list[LoopView]
+    related: list[Link]
+
+
+@dataclass(kw_only=True)
+class TaskPage(Page):
+    """All runs of one task across labels and nights."""
+
+    template: ClassVar[str] = "task.html"
+    suite: str
+    task_id: str
+    runs: list[dict[str, Any]]
+    pairs: list[dict[str, Any]]
+
+
+@dataclass(kw_only=True)
+class ComparePage(Page):
+    """A comparison of two labels: per-night summary, every pair, unpaired runs."""
+
+    template: ClassVar[str] = "compare.html"
+    baseline_label: str
+    candidate_label: str
+    nights: list[dict[str, Any]]
+    pairs: list[dict[str, Any]]
+    unpaired: list[dict[str, Any]]
+
+
+@dataclass(kw_only=True)
+class PairPage(Page):
+    """One baseline/candidate pair: metric deltas (and verdicts), the aligned diff, loops."""
+
+    template: ClassVar[str] = "pair.html"
+    pair: dict[str, Any]
+    metrics: list[MetricRow]
+    verdicts: dict[str, bool] | None
+    rows: list[DiffRow]
+    loops: list[LoopView]
+    first_divergence: int | None

@@ -1,0 +1,117 @@
+"""Read what the site shows from the archive, once per build, through the site_*.sql files
+and the metrics package (pairing and divergence metrics are never recomputed here)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from reportgen.metrics.divergence import pair_metrics
+from reportgen.metrics.pairing import Unpaired, pair_labels
+from reportgen.metrics.sql import load_sql
+from reportgen.site import paths
+
+
+@dataclass(frozen=True, slots=True)
+class PairInfo:
+    """A compared pair with where it lives in the archive and on the site."""
+
+    pair_id: str
+    suite: str
+    task_id: str
+    batch: str
+    trial: int
+    baseline_run_id: str
+    candidate_run_id: str
+    path: str
+    metrics: dict[str, Any]
+
+
+@dataclass
+class SiteData:
+    """Everything the page builders need, keyed for quick lookup."""
+
+    baseline_label: str
+    candidate_label: str
+    runs: list[dict[str, Any]]
+    runs_by_id: dict[str, dict[str, Any]]
+    steps: dict[str, list[dict[str, Any]]]
+    nightly: list[dict[str, Any]]
+    pairs: list[PairInfo]
+    unpaired: list[Unpaired]
+    pair_of_run: dict[str, PairInfo] = field(default_factory=dict)
+
+    @property
+    def suites(self) -> list[str]:
+        """Suite names, sorted."""
+        return sorted({r["suite"] for r in self.runs})
+
+    @property
+    def has_comparison(self) -> bool:
+        """True when both labels have runs (so the comparison pages exist)."""
+        labels = {r["label"] for r in self.runs}
+        return self.baseline_label in labels and self.candidate_label in labels
+
+
+def _rows(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
+    """Rows of a site_*.sql query as dicts."""
+    result: list[dict[str, Any]] = con.sql(load_sql(name)).to_arrow_table().to_pylist()
+    return result
+
+
+def _pairs(
+    con: duckdb.DuckDBPyConnection, runs_by_id: dict[str, dict[str, Any]], base: str, cand: str
+) -> tuple[list[PairInfo], list[Unpaired]]:
+    """Pair the two labels night by night and compute every pair's metrics."""
+    pairing = pair_labels(con, base, cand)
+    metrics = pair_metrics(con, pairing.pairs) if pairing.pairs else []
+    infos: list[PairInfo] = []
+    for pair, values in zip(pairing.pairs, metrics, strict=True):
+        run = runs_by_id[pair.baseline_run_id]
+        duplicate = int(pair.pair_id.rpartition("~")[2]) if "~" in pair.pair_id else 1
+        path = paths.pair_path(
+            base, cand, run["suite"], pair.task_id, run["batch"], run["trial"], duplicate
+        )
+        infos.append(
+            PairInfo(
+                pair.pair_id,
+                run["suite"],
+                pair.task_id,
+                run["batch"],
+                run["trial"],
+                pair.baseline_run_id,
+                pair.candidate_run_id,
+                path,
+                values,
+            )
+        )
+    return infos, pairing.unpaired
+
+
+def load_site_data(
+    con: duckdb.DuckDBPyConnection, baseline_label: str, candidate_label: str
+) -> SiteData:
+    """Load runs, steps, the nightly series and the comparison of the two labels."""
+    runs = _rows(con, "site_runs")
+    runs_by_id = {r["run_id"]: r for r in runs}
+    steps: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for step in _rows(con, "site_steps"):
+        steps[step["run_id"]].append(step)
+    pairs, unpaired = _pairs(con, runs_by_id, baseline_label, candidate_label)
+    data = SiteData(
+        baseline_label=baseline_label,
+        candidate_label=candidate_label,
+        runs=runs,
+        runs_by_id=runs_by_id,
+        steps=dict(steps),
+        nightly=_rows(con, "site_nightly"),
+        pairs=pairs,
+        unpaired=unpaired,
+    )
+    for info in pairs:
+        data.pair_of_run[info.baseline_run_id] = info
+        data.pair_of_run[info.candidate_run_id] = info
+    return data

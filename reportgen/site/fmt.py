@@ -1,0 +1,68 @@
+"""Number formatting shared by templates and page builders; unknown values show as an en dash
+(never as 0), and deltas carry a sign."""
+
+from __future__ import annotations
+
+import math
+
+UNKNOWN = "\u2013"  # an en dash
+
+
+def _known(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def num(value: float | None) -> str:
+    """An integer with thousands separators."""
+    return f"{round(value):,}" if value is not None and _known(value) else UNKNOWN
+
+
+def usd(value: float | None) -> str:
+    """Dollars: four decimals below $1, two above."""
+    if value is None or not _known(value):
+        return UNKNOWN
+    return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
+
+
+def ms(value: float | None) -> str:
+    """A duration given in milliseconds, in ms or seconds."""
+    if value is None or not _known(value):
+        return UNKNOWN
+    return f"{value:,.0f} ms" if abs(value) < 1000 else f"{value / 1000:,.1f} s"
+
+
+def ratio(value: float | None, digits: int = 3) -> str:
+    """A plain ratio such as TDI, WEI or RSR."""
+    return f"{value:.{digits}f}" if value is not None and _known(value) else UNKNOWN
+
+
+def share(value: float | None) -> str:
+    """A share in [0, 1] as a percentage."""
+    return f"{value * 100:.1f}%" if value is not None and _known(value) else UNKNOWN
+
+
+def pct(value: float | None) -> str:
+    """A percentage change with its sign."""
+    return f"{value:+.1f}%" if value is not None and _known(value) else UNKNOWN
+
+
+def signed(value: float | None, digits: int = 3) -> str:
+    """An absolute change with its sign."""
+    return f"{value:+.{digits}f}" if value is not None and _known(value) else UNKNOWN
+
+
+def sort_key(value: float | None) -> str:
+    """The ``data-sort`` value of a numeric cell ("" for unknown, sorted last by the JS)."""
+    return "" if value is None or not _known(value) else repr(float(value))
+
+
+FILTERS = {
+    "num": num,
+    "usd": usd,
+    "ms": ms,
+    "ratio": ratio,
+    "share": share,
+    "pct": pct,
+    "signed": signed,
+    "sortkey": sort_key,
+}

@@ -1,0 +1,42 @@
+"""Markdown notes from traces (``meta.notes``), rendered safely.
+
+CommonMark with raw HTML off, images off (they would fetch from the network), and links only
+to http(s), mailto or relative targets; never ``javascript:``, ``data:`` or ``vbscript:``."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+_SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.-]*):")
+_SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+
+
+def safe_link(url: str) -> bool:
+    """True for links the site may render: relative ones and http(s)/mailto."""
+    cleaned = _CONTROL.sub("", url)
+    match = _SCHEME.match(cleaned)
+    return match is None or match.group(1).lower() in _SAFE_SCHEMES
+
+
+@cache
+def _parser() -> MarkdownIt:
+    """The one configured parser (building it is not free, so it is cached)."""
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False})
+    md.disable(["image", "html_block", "html_inline"])
+    md.validateLink = safe_link  # type: ignore[method-assign]
+    return md
+
+
+def render_notes(text: str | None) -> Markup | None:
+    """HTML for a Markdown note, or None when there is no note.
+
+    The result is Markup because markdown-it escapes every piece of the source it emits; the
+    tests feed it hostile text to keep that true."""
+    if text is None or not str(text).strip():
+        return None
+    return Markup(_parser().render(str(text)))

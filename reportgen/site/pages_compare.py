@@ -1,0 +1,235 @@
+"""Comparison pages: ``compare/<baseline>..<candidate>/index.html`` and one page per pair with
+metric deltas (and the gates' verdicts once given) and the aligned side-by-side diff."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from statistics import fmean
+from typing import Any
+
+from reportgen.site import charts, fmt, paths
+from reportgen.site.context import ComparePage, DiffRow, Link, MetricRow, PairPage, StepView
+from reportgen.site.data import PairInfo, SiteData
+from reportgen.site.pages_runs import _pair_row, run_view
+from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
+
+Verdicts = Callable[[dict[str, Any]], dict[str, bool] | None]
+
+
+def night_anchor(batch: str) -> str:
+    """The anchor of a night's row on the comparison index (``night-2026-11-28``)."""
+    return f"night-{paths.slug(batch)}"
+
+
+def _metrics(m: dict[str, Any], b: dict[str, Any], c: dict[str, Any]) -> list[MetricRow]:
+    """The metric table of one pair, one row per metric, worst news marked."""
+    loops = m["loops_detected"]
+    n_loops = {
+        side: sum(1 for x in loops if x["side"] == side and x["stagnant"])
+        for side in ("baseline", "candidate")
+    }
+    rows = [
+        MetricRow(
+            "trajectory_divergence_index",
+            "Trajectory divergence (TDI)",
+            "",
+            "",
+            fmt.ratio(m["trajectory_divergence_index"]),
+            worse=m["trajectory_divergence_index"] > 0,
+        ),
+        MetricRow(
+            "steps",
+            "Steps",
+            fmt.num(b["n_steps"]),
+            fmt.num(c["n_steps"]),
+            fmt.signed(c["n_steps"] - b["n_steps"], 0),
+            worse=c["n_steps"] > b["n_steps"],
+        ),
+        MetricRow(
+            "candidate_wei",
+            "Wasted effort (WEI)",
+            fmt.ratio(m["baseline_wei"]),
+            fmt.ratio(m["candidate_wei"]),
+            fmt.signed(m["candidate_wei"] - m["baseline_wei"]),
+            worse=m["candidate_wei"] > m["baseline_wei"],
+        ),
+        MetricRow(
+            "recovery_step_ratio",
+            "Recovery steps (RSR = candidate / baseline)",
+            fmt.num(m["baseline_recovery_steps"]),
+            fmt.num(m["candidate_recovery_steps"]),
+            fmt.ratio(m["recovery_step_ratio"], 2),
+            worse=m["recovery_step_ratio"] > 1,
+        ),
+        MetricRow(
+            "unrecovered_steps",
+            "Unrecovered steps",
+            fmt.num(m["baseline_unrecovered_steps"]),
+            fmt.num(m["candidate_unrecovered_steps"]),
+            fmt.signed(m["candidate_unrecovered_steps"] - m["baseline_unrecovered_steps"], 0),
+            worse=m["candidate_unrecovered_steps"] > m["baseline_unrecovered_steps"],
+        ),
+        MetricRow(
+            "loops_detected",
+            "Stagnant loops (all loops are marked below)",
+            fmt.num(n_loops["baseline"]),
+            fmt.num(n_loops["candidate"]),
+            fmt.signed(n_loops["candidate"] - n_loops["baseline"], 0),
+            worse=n_loops["candidate"] > n_loops["baseline"],
+        ),
+    ]
+    for key, name, field, show in (
+        ("cost", "Cost", "cost_usd", fmt.usd),
+        ("token", "Tokens", "tokens", fmt.num),
+        ("latency", "Latency", "latency_ms", fmt.ms),
+    ):
+        delta = m[f"{key}_delta_percentage"]
+        rows.append(
+            MetricRow(
+                f"{key}_delta_percentage",
+                name,
+                show(b[field]),
+                show(c[field]),
+                fmt.pct(delta),
+                note=m.get(f"{key}_delta_note"),
+                worse=delta is not None and delta > 0,
+            )
+        )
+    return rows
+
+
+def _deltas(b: StepView | None, c: StepView | None) -> dict[str, str]:
+    """Per-step changes of a row that pairs two steps."""
+    if b is None or c is None:
+        return {}
+    out = {}
+    tb, tc = b.tokens_in, c.tokens_in
+    if tb is not None and tc is not None:
+        out["tokens"] = fmt.signed((tc + (c.tokens_out or 0)) - (tb + (b.tokens_out or 0)), 0)
+    if b.cost_usd is not None and c.cost_usd is not None:
+        out["cost"] = fmt.signed(c.cost_usd - b.cost_usd, 4)
+    if b.latency_ms is not None and c.latency_ms is not None:
+        out["latency"] = fmt.signed(c.latency_ms - b.latency_ms, 0) + " ms"
+    return out
+
+
+def _side_views(
+    data: SiteData, pair: PairInfo, side: str, diffs: list[dict[str, Any]]
+) -> list[StepView]:
+    """One side's step views, with recovery windows from the alignment and its loops."""
+    run_id = pair.baseline_run_id if side == "baseline" else pair.candidate_run_id
+    steps = data.steps.get(run_id, [])
+    aligned = [False] * len(steps)
+    for d in diffs:
+        i = d[f"{side}_index"]
+        if i is not None and d["status"] in ("matched", "modified"):
+            aligned[i] = True
+    loops = [
+        loop_view(n, side, x)
+        for n, x in enumerate(pair.metrics["loops_detected"], 1)
+        if x["side"] == side
+    ]
+    return step_views(steps, loops=loops, aligned=aligned, limit=PAIR_TEXT_LIMIT)
+
+
+def pair_page(
+    data: SiteData, pair: PairInfo, nav: list[Link], verdicts: Verdicts | None
+) -> PairPage:
+    """The page of one pair."""
+    m = pair.metrics
+    diffs = m["step_diffs"]
+    bviews = _side_views(data, pair, "baseline", diffs)
+    cviews = _side_views(data, pair, "candidate", diffs)
+    first = next((i for i, d in enumerate(diffs) if d["status"] != "matched"), None)
+    rows = []
+    for i, d in enumerate(diffs):
+        b = bviews[d["baseline_index"]] if d["baseline_index"] is not None else None
+        c = cviews[d["candidate_index"]] if d["candidate_index"] is not None else None
+        rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c)))
+    base, cand = data.runs_by_id[pair.baseline_run_id], data.runs_by_id[pair.candidate_run_id]
+    loops = [loop_view(n, x["side"], x) for n, x in enumerate(m["loops_detected"], 1)]
+    compare_href = paths.compare_index_path(data.baseline_label, data.candidate_label)
+    trial = f" · trial {pair.trial}" if pair.trial else ""
+    return PairPage(
+        path=pair.path,
+        title=f"{pair.task_id} · {pair.batch}{trial}: {data.baseline_label} vs {data.candidate_label}",
+        nav=nav,
+        crumbs=[
+            Link(f"{data.baseline_label}..{data.candidate_label}", compare_href),
+            Link(pair.batch, f"{compare_href}#{night_anchor(pair.batch)}"),
+            Link(pair.task_id, paths.task_path(pair.suite, pair.task_id)),
+        ],
+        charts=[charts.cumulative_cost("cost", bviews, cviews)],
+        pair={
+            "pair_id": pair.pair_id,
+            "suite": pair.suite,
+            "task_id": pair.task_id,
+            "batch": pair.batch,
+            "trial": pair.trial,
+            "baseline": run_view(base),
+            "candidate": run_view(cand),
+        },
+        metrics=_metrics(m, base, cand),
+        verdicts=verdicts(m) if verdicts is not None else None,
+        rows=rows,
+        loops=loops,
+        first_divergence=first,
+    )
+
+
+def pair_pages(
+    data: SiteData, nav: list[Link], verdicts: Verdicts | None = None
+) -> Iterator[PairPage]:
+    """One page per compared pair."""
+    for pair in data.pairs:
+        yield pair_page(data, pair, nav, verdicts)
+
+
+def night_rows(pair_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per night (latest first): how the candidate did against the baseline over all pairs."""
+    by_night: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in pair_rows:
+        by_night[row["batch"]].append(row)
+    out = []
+    for night, rows in sorted(by_night.items(), reverse=True):
+        costs = [r["cost_delta"] for r in rows if r["cost_delta"] is not None]
+        out.append({
+            "batch": night, "anchor": night_anchor(night), "pairs": len(rows),
+            "tdi": fmean(r["tdi"] for r in rows),
+            "baseline_wei": fmean(r["baseline_wei"] for r in rows),
+            "candidate_wei": fmean(r["candidate_wei"] for r in rows),
+            "stagnant_loops": sum(r["stagnant_loops"] for r in rows),
+            "cost_delta": fmean(costs) if costs else None,
+        })  # fmt: skip
+    return out
+
+
+def compare_page(data: SiteData, nav: list[Link]) -> ComparePage:
+    """The comparison index: nights, then every pair (filterable), then unpaired runs."""
+    rows = sorted(
+        (_pair_row(p) for p in data.pairs),
+        key=lambda r: (r["batch"], r["suite"], r["task_id"], r["trial"]),
+    )
+    rows.sort(key=lambda r: r["batch"], reverse=True)
+    unpaired = [
+        {
+            "side": u.side,
+            "suite": u.suite,
+            "task_id": u.task_id,
+            "batch": u.batch,
+            "trial": u.trial,
+            "href": paths.run_path(u.suite, u.task_id, u.run_id),
+        }
+        for u in data.unpaired
+    ]
+    return ComparePage(
+        path=paths.compare_index_path(data.baseline_label, data.candidate_label),
+        title=f"{data.baseline_label} vs {data.candidate_label}",
+        nav=nav,
+        baseline_label=data.baseline_label,
+        candidate_label=data.candidate_label,
+        nights=night_rows(rows),
+        pairs=rows,
+        unpaired=unpaired,
+    )

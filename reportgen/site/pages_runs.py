@@ -1,0 +1,155 @@
+"""Run pages (the step timeline of one run) and task pages (all runs of one task)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from statistics import fmean
+from typing import Any
+
+from reportgen.site import charts, paths
+from reportgen.site.context import Link, RunPage, TaskPage
+from reportgen.site.data import PairInfo, SiteData
+from reportgen.site.notes import render_notes
+from reportgen.site.steps import run_loops, step_views
+
+_RUN_FIELDS = (
+    "run_id", "suite", "label", "task_id", "batch", "trial", "started_at", "success", "reward",
+    "n_steps", "n_wasted", "wei", "tokens", "cost_usd", "latency_ms",
+)  # fmt: skip
+
+
+def _meta(raw: str | None) -> tuple[list[tuple[str, str]], str | None]:
+    """A run's meta as sorted (key, text) items, and its Markdown notes apart."""
+    try:
+        meta = json.loads(raw) if raw else {}
+    except ValueError:
+        meta = {"meta": raw}
+    if not isinstance(meta, dict):
+        meta = {"meta": meta}
+    notes = meta.pop("notes", None)
+    items = [
+        (str(k), v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True))
+        for k, v in sorted(meta.items())
+    ]
+    return items, (notes if isinstance(notes, str) else None)
+
+
+def run_view(run: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a site_runs row that pages show, plus the run page's path."""
+    view = {k: run[k] for k in _RUN_FIELDS}
+    view["href"] = paths.run_path(run["suite"], run["task_id"], run["run_id"])
+    return view
+
+
+def _related(data: SiteData, run: dict[str, Any], pair: PairInfo | None) -> list[Link]:
+    """Links from a run page: its task, and the comparison it takes part in."""
+    links = [Link(f"All runs of {run['task_id']}", paths.task_path(run["suite"], run["task_id"]))]
+    if pair is not None:
+        links.append(
+            Link(f"{data.baseline_label} vs {data.candidate_label} on this night", pair.path)
+        )
+    return links
+
+
+def run_pages(data: SiteData, nav: list[Link]) -> Iterator[RunPage]:
+    """One page per run."""
+    for run in data.runs:
+        steps = data.steps.get(run["run_id"], [])
+        loops = run_loops(steps)
+        views = step_views(steps, loops=loops)
+        meta, notes = _meta(run["meta"])
+        view = run_view(run)
+        trial = f" · trial {run['trial']}" if run["trial"] else ""
+        task_href = paths.task_path(run["suite"], run["task_id"])
+        yield RunPage(
+            path=view["href"],
+            title=f"{run['task_id']} · {run['label']} · {run['batch']}{trial}",
+            nav=nav,
+            crumbs=[
+                Link(run["suite"], paths.history_path(run["suite"])),
+                Link(run["task_id"], task_href),
+            ],
+            charts=[charts.step_timeline("timeline", views)] if views else [],
+            run=view,
+            meta=meta,
+            notes=render_notes(notes),
+            steps=views,
+            loops=loops,
+            related=_related(data, run, data.pair_of_run.get(run["run_id"])),
+        )
+
+
+def _pair_row(pair: PairInfo) -> dict[str, Any]:
+    """A pair as a row of the task and comparison tables."""
+    m = pair.metrics
+    loops = m["loops_detected"]
+    return {
+        "suite": pair.suite,
+        "task_id": pair.task_id,
+        "batch": pair.batch,
+        "trial": pair.trial,
+        "href": pair.path,
+        "tdi": m["trajectory_divergence_index"],
+        "baseline_wei": m["baseline_wei"],
+        "candidate_wei": m["candidate_wei"],
+        "wei_change": m["candidate_wei"] - m["baseline_wei"],
+        "rsr": m["recovery_step_ratio"],
+        "candidate_loops": sum(1 for x in loops if x["side"] == "candidate"),
+        "stagnant_loops": sum(1 for x in loops if x["side"] == "candidate" and x["stagnant"]),
+        "cost_delta": m["cost_delta_percentage"],
+        "token_delta": m["token_delta_percentage"],
+        "latency_delta": m["latency_delta_percentage"],
+    }
+
+
+def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
+    """One page per (suite, task)."""
+    by_task: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for run in data.runs:
+        by_task[(run["suite"], run["task_id"])].append(run)
+    pairs_by_task: dict[tuple[str, str], list[PairInfo]] = defaultdict(list)
+    for pair in data.pairs:
+        pairs_by_task[(pair.suite, pair.task_id)].append(pair)
+    for (suite, task_id), runs in sorted(by_task.items()):
+        rows = sorted(
+            (run_view(r) for r in runs),
+            key=lambda r: (r["batch"], r["label"], r["trial"]),
+            reverse=True,
+        )
+        series: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        wei: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for r in runs:
+            if r["cost_usd"] is not None:
+                series[r["label"]][r["batch"]].append(r["cost_usd"])
+            wei[r["label"]][r["batch"]].append(r["wei"])
+        yield TaskPage(
+            path=paths.task_path(suite, task_id),
+            title=f"Task {task_id}",
+            nav=nav,
+            crumbs=[Link(suite, paths.history_path(suite))],
+            charts=[
+                charts.nightly_lines("cost", "Mean cost per run", "USD", _means(series)),
+                charts.nightly_lines(
+                    "wei", "Wasted Effort Index (mean over trials)", "WEI", _means(wei)
+                ),
+            ],
+            suite=suite,
+            task_id=task_id,
+            runs=rows,
+            pairs=[
+                _pair_row(p)
+                for p in sorted(
+                    pairs_by_task[(suite, task_id)], key=lambda p: (p.batch, p.trial), reverse=True
+                )
+            ],
+        )
+
+
+def _means(series: dict[str, dict[str, list[float]]]) -> dict[str, list[tuple[str, float | None]]]:
+    """Per label, the mean value per night, nights in order."""
+    return {
+        label: [(night, fmean(vals) if vals else None) for night, vals in sorted(nights.items())]
+        for label, nights in series.items()
+    }

@@ -1,0 +1,107 @@
+"""Render page contexts with Jinja2 (autoescape on, strict undefined) into files.
+
+Charts travel as data, never as inline script: a small figure goes into a
+``<script type="application/json">`` block (Jinja's ``tojson`` escapes ``<``, ``>`` and ``&``);
+a big one into ``<page>.<chart>.js`` beside the page, loaded when it scrolls into view."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import posixpath
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from reportgen.resources import shipped_dir
+from reportgen.site import fmt, paths
+from reportgen.site.context import Chart, Page
+
+#: Charts with more points than this are written beside the page and loaded lazily.
+INLINE_POINTS = 300
+#: No inline scripts, no network: scripts, styles, images and fonts from the site only.
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; "
+    "form-action 'none'"
+)
+
+
+def _fingerprint(*folders: Path) -> str:
+    """A hash of every template and static file: changing one re-renders every page."""
+    digest = hashlib.sha256()
+    for folder in folders:
+        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+            digest.update(file.relative_to(folder).as_posix().encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _jsonable(value: Any) -> Any:
+    """``json.dumps`` fallback: dataclasses as field dicts (shallow, json recurses; much
+    faster than ``dataclasses.asdict``), anything else as its text."""
+    if dataclasses.is_dataclass(value):
+        return {name: getattr(value, name) for name in value.__dataclass_fields__}
+    return str(value)
+
+
+def chart_script(chart: Chart) -> str:
+    """The text of a chart's data file: it registers the figure under the chart's id."""
+    data = json.dumps(chart.figure, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    data = data.replace("</", "<\\/")
+    key = json.dumps(chart.id)
+    return f"window.RG_CHARTS=window.RG_CHARTS||{{}};window.RG_CHARTS[{key}]={data};\n"
+
+
+class Renderer:
+    """The configured Jinja environment plus the fingerprint of the shipped front end."""
+
+    def __init__(self) -> None:
+        templates = shipped_dir("templates")
+        self.env = Environment(
+            loader=FileSystemLoader(templates),
+            autoescape=True,
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+        self.env.filters.update(fmt.FILTERS)
+        self.env.globals.update(fmt.FILTERS)
+        self.env.filters["slug"] = paths.slug
+        self.fingerprint = _fingerprint(templates, shipped_dir("static"))
+
+    def page_hash(self, page: Page) -> str:
+        """A hash of everything a page's bytes depend on: its data and the front end."""
+        data = json.dumps(page, sort_keys=True, default=_jsonable)
+        text = f"{self.fingerprint}\n{page.template}\n{data}"
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def render(self, page: Page) -> dict[str, bytes]:
+        """The page's HTML and its chart data files, keyed by site-relative path."""
+        files: dict[str, bytes] = {}
+        stem = posixpath.splitext(posixpath.basename(page.path))[0]
+        folder = posixpath.dirname(page.path)
+        slots = []
+        for chart in page.charts:
+            slot: dict[str, Any] = {
+                "id": chart.id,
+                "title": chart.title,
+                "figure": None,
+                "src": None,
+            }
+            if chart.points > INLINE_POINTS:
+                name = f"{stem}.{paths.slug(chart.id)}.js"
+                files[posixpath.join(folder, name)] = chart_script(chart).encode("utf-8")
+                slot["src"] = name
+            else:
+                slot["figure"] = chart.figure
+            slots.append(slot)
+        html = self.env.get_template(page.template).render(
+            page=page, charts=slots, csp=CSP, url=partial(paths.rel, page=page.path)
+        )
+        files[page.path] = html.encode("utf-8")
+        return files

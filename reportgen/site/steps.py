@@ -1,0 +1,116 @@
+"""Step views for the run and comparison pages: readable payload text, loops and recovery
+windows marked per step. Loops come from the metrics' own detector; recovery windows follow
+the RSR walk (a wasted step opens a window, ok steps count until an aligned one closes it)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from reportgen.metrics.trajectory import WASTED_STATUSES, detect_loops
+from reportgen.site.context import LoopView, StepView
+
+#: Longest payload text shown on a run page (the full text is in data/steps.parquet).
+RUN_TEXT_LIMIT = 6000
+#: Longest payload text shown on a comparison page (each side links to its run page).
+PAIR_TEXT_LIMIT = 1200
+
+
+def payload_text(raw: str | None, limit: int) -> str:
+    """A payload (JSON text) as people read it: strings bare, other values indented JSON."""
+    if raw is None:
+        return ""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    if len(text) > limit:
+        return f"{text[:limit]}\n… ({len(text) - limit} more characters; see data/steps.parquet)"
+    return text
+
+
+def recovery_marks(wasted: Sequence[bool], aligned: Sequence[bool]) -> list[str | None]:
+    """Per step: "opens" for a wasted step in or opening a window, "counted" for an ok step the
+    RSR walk counts, None outside windows. Single runs pass every step as aligned."""
+    marks: list[str | None] = []
+    open_ = False
+    for is_wasted, is_aligned in zip(wasted, aligned, strict=True):
+        if is_wasted:
+            open_ = True
+            marks.append("opens")
+        elif open_:
+            marks.append("counted")
+            open_ = not is_aligned
+        else:
+            marks.append(None)
+    return marks
+
+
+def run_loops(steps: Sequence[dict[str, Any]], side: str = "run") -> list[LoopView]:
+    """Loops of one run, found by the same detector the metrics use."""
+    sigs = [(s["type"], s["action"], tuple(s["input_keys"] or ())) for s in steps]
+    found = detect_loops(
+        sigs,
+        [s["input"] for s in steps],
+        [s["output"] for s in steps],
+        names=[s["action"] for s in steps],
+    )
+    return [loop_view(i, side, loop.as_dict()) for i, loop in enumerate(found, start=1)]
+
+
+def loop_view(number: int, side: str, loop: dict[str, Any]) -> LoopView:
+    """A loop dict of the JSON contract as a view, named L1, L2, ..."""
+    return LoopView(
+        name=f"L{number}",
+        side=side,
+        start=int(loop["start_index"]),
+        length=int(loop["length"]),
+        iterations=int(loop["iterations"]),
+        steps=[str(s) for s in loop["steps"]],
+        stagnant=bool(loop["stagnant"]),
+    )
+
+
+def _loop_marks(loops: Sequence[LoopView], n: int) -> list[tuple[str | None, bool]]:
+    """Per step: the loop label ("L1 start" on its first step) and whether it is stagnant."""
+    marks: list[tuple[str | None, bool]] = [(None, False)] * n
+    for loop in loops:
+        end = min(n, loop.start + loop.length * loop.iterations)
+        for i in range(loop.start, end):
+            label = f"{loop.name} start" if i == loop.start else loop.name
+            marks[i] = (label, loop.stagnant)
+    return marks
+
+
+def step_views(
+    steps: Sequence[dict[str, Any]],
+    *,
+    loops: Sequence[LoopView],
+    aligned: Sequence[bool] | None = None,
+    limit: int = RUN_TEXT_LIMIT,
+) -> list[StepView]:
+    """Views of a run's steps with wasted steps, recovery windows and loops marked."""
+    wasted = [s["status"] in WASTED_STATUSES for s in steps]
+    recovery = recovery_marks(wasted, aligned if aligned is not None else [True] * len(steps))
+    loop_marks = _loop_marks(loops, len(steps))
+    return [
+        StepView(
+            idx=int(s["idx"]),
+            type=s["type"],
+            action=s["action"],
+            status=s["status"],
+            tokens_in=s["tokens_in"],
+            tokens_out=s["tokens_out"],
+            cost_usd=s["cost_usd"],
+            latency_ms=s["latency_ms"],
+            input_text=payload_text(s["input"], limit),
+            output_text=payload_text(s["output"], limit),
+            wasted=w,
+            recovery=r,
+            loop=lm[0],
+            stagnant=lm[1],
+        )
+        for s, w, r, lm in zip(steps, wasted, recovery, loop_marks, strict=True)
+    ]

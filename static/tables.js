@@ -1,0 +1,72 @@
+/* Sort and filter tables marked data-filter, with the state in the URL fragment
+   (#label=candidate&q=login&sort=-cost) so a filtered view can be shared. Fragments without
+   "=" are plain anchors (#step-12) and are left alone. */
+(function () {
+  "use strict";
+  var tables = Array.prototype.slice.call(document.querySelectorAll("table[data-filter]"));
+  if (!tables.length) { return; }
+  function cols(t) { return Array.prototype.map.call(t.tHead.rows[0].cells, function (th) { return th.getAttribute("data-col") || ""; }); }
+  function cellText(td) { return td.hasAttribute("data-value") ? td.getAttribute("data-value") : td.textContent.trim(); }
+  function cellValue(td) { return td.hasAttribute("data-sort") ? td.getAttribute("data-sort") : td.textContent.trim(); }
+  function readState() {
+    var h = location.hash.slice(1), s = {};
+    if (h.indexOf("=") < 0) { return s; }
+    h.split("&").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) { s[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1)); } });
+    return s;
+  }
+  function writeState(s) {
+    var parts = Object.keys(s).sort().filter(function (k) { return s[k]; }).map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(s[k]); });
+    var url = location.href.split("#")[0] + (parts.length ? "#" + parts.join("&") : "");
+    try { history.replaceState(null, "", url); } catch (e) { location.hash = parts.join("&"); }
+  }
+  function apply(t, s) {
+    var names = cols(t), body = t.tBodies[0], rows = Array.prototype.slice.call(body.rows), shown = 0;
+    if (s.sort) {
+      var desc = s.sort.charAt(0) === "-", at = names.indexOf(desc ? s.sort.slice(1) : s.sort);
+      if (at >= 0) {
+        var keyed = rows.map(function (r, i) { return [cellValue(r.cells[at]), i, r]; });
+        var numeric = keyed.every(function (k) { return k[0] === "" || !isNaN(parseFloat(k[0])); });
+        keyed.sort(function (a, b) {
+          if (a[0] === "" || b[0] === "") { return (a[0] === "") - (b[0] === "") || a[1] - b[1]; }
+          var c = numeric ? parseFloat(a[0]) - parseFloat(b[0]) : a[0].localeCompare(b[0]);
+          return (desc ? -c : c) || a[1] - b[1];
+        });
+        keyed.forEach(function (k) { body.appendChild(k[2]); });
+      }
+    }
+    rows.forEach(function (r) {
+      var ok = !s.q || r.textContent.toLowerCase().indexOf(s.q.toLowerCase()) >= 0;
+      names.forEach(function (n, i) { if (ok && n && s[n] && r.cells[i] && cellText(r.cells[i]) !== s[n]) { ok = false; } });
+      r.hidden = !ok; if (ok) { shown += 1; }
+    });
+    t.rgCount.textContent = shown + " of " + rows.length + " rows";
+    t.rgControls.forEach(function (c) { c.value = s[c.name] || ""; });
+  }
+  function applyAll() { var s = readState(); tables.forEach(function (t) { apply(t, s); }); }
+  function change(name, value) { var s = readState(); s[name] = value; writeState(s); applyAll(); }
+  tables.forEach(function (t) {
+    var names = cols(t), bar = document.createElement("div"), q = document.createElement("input");
+    bar.className = "filters"; t.rgControls = [];
+    q.type = "search"; q.name = "q"; q.placeholder = "filter rows"; q.setAttribute("aria-label", "filter rows");
+    q.addEventListener("input", function () { change("q", q.value); });
+    bar.appendChild(q); t.rgControls.push(q);
+    t.getAttribute("data-filter").split(" ").forEach(function (name) {
+      var at = names.indexOf(name); if (!name || at < 0) { return; }
+      var sel = document.createElement("select"), values = {};
+      sel.name = name; sel.setAttribute("aria-label", "filter by " + name);
+      Array.prototype.forEach.call(t.tBodies[0].rows, function (r) { values[cellText(r.cells[at])] = 1; });
+      [""].concat(Object.keys(values).sort()).forEach(function (v) { var o = document.createElement("option"); o.value = v; o.textContent = v || "all " + name; sel.appendChild(o); });
+      sel.addEventListener("change", function () { change(name, sel.value); });
+      bar.appendChild(sel); t.rgControls.push(sel);
+    });
+    t.rgCount = document.createElement("span"); t.rgCount.className = "count"; bar.appendChild(t.rgCount);
+    t.parentNode.insertBefore(bar, t);
+    Array.prototype.forEach.call(t.tHead.rows[0].cells, function (th) {
+      var name = th.getAttribute("data-col"); if (!name) { return; }
+      th.classList.add("sortable"); th.title = "sort by " + name;
+      th.addEventListener("click", function () { var cur = readState().sort; change("sort", cur === name ? "-" + name : name); });
+    });
+  });
+  window.addEventListener("hashchange", applyAll);
+  applyAll();
+})();

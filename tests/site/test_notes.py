@@ -1,0 +1,49 @@
+"""Markdown notes: CommonMark, raw HTML off, never a javascript: link, no remote images."""
+
+from __future__ import annotations
+
+import pytest
+
+from reportgen.site.notes import render_notes, safe_link
+from tests.site.html import parse
+
+
+def test_markdown_renders() -> None:
+    html = str(render_notes("Candidate switches to **m-1.5**. See [docs](https://example.com)."))
+    doc = parse(html)
+    assert doc.one("strong").text == "m-1.5"
+    assert doc.one("a").attrs["href"] == "https://example.com"
+
+
+def test_empty_notes_render_nothing() -> None:
+    assert render_notes(None) is None
+    assert render_notes("  \n") is None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " javascript:alert(1)",
+        "java\tscript:x",
+        "data:text/html,x",
+        "vbscript:x",
+    ],
+)
+def test_dangerous_links_are_not_links(url: str) -> None:
+    assert not safe_link(url)
+    doc = parse(str(render_notes(f"[click]({url})")))
+    assert doc.select("a") == []
+
+
+def test_raw_html_is_text() -> None:
+    text = "<script>alert(1)</script> <img src=x onerror=alert(2)> </textarea>"
+    doc = parse(str(render_notes(text)))
+    assert doc.select("script") == [] and doc.select("img") == []
+    assert "<script>alert(1)</script>" in doc.text
+
+
+def test_images_never_load() -> None:
+    doc = parse(str(render_notes("![x](https://example.com/x.png)")))
+    assert doc.select("img") == []
