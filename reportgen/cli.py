@@ -18,6 +18,7 @@ from reportgen import __version__
 from reportgen.compare_command import compare_command, gate_command
 from reportgen.convergence.command import converge_command
 from reportgen.errors import ReportgenError
+from reportgen.iterations.command import iterations_command
 from reportgen.site.command import build_command
 
 app = typer.Typer(
@@ -169,6 +170,7 @@ app.command("converge")(converge_command)
 app.command("compare")(exits_on_errors(compare_command))
 app.command("gate")(exits_on_errors(gate_command))
 app.command("build")(build_command)
+app.command("iterations")(iterations_command)
 
 
 def main() -> None:

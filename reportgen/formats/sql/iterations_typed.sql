@@ -1,6 +1,9 @@
--- Typed iteration records (one row per attempt) from the checked raw stage.
+-- Typed iteration records (one row per attempt) from the checked raw stage. `rid` (the raw
+-- row id) lets raw `output` be normalised into `failing` afterwards (iterations_normalise.sql);
+-- until then `normaliser` is 'given' when the record lists `failing`, else NULL.
 CREATE OR REPLACE TEMP TABLE stage_iter_typed AS
 SELECT
+    r.rid,
     rg_text(r.run) AS run_id,
     CAST(r.iter AS INTEGER) AS iter,
     rg_text(r.step) AS step,

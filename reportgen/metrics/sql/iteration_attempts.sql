@@ -12,7 +12,7 @@
 --                    step (rg_patch_ratio): 1.0 = same patch (refining), near 0 = rewritten
 --   diff_volume      lines changed against the last certified state: patch_lines, else counted
 --                    from the patch (the record's patch is the diff since the last certification)
---   tool_error_rate  tool_errors / tool_calls; NULL when no calls were recorded
+--   tool_error_rate  tool_errors / tool_calls (absent errors count 0); NULL without calls
 --   tokens           tokens_in + tokens_out, an absent count as 0; usd likewise
 --   certified        as given, else exit_code = 0
 WITH base AS (
@@ -92,7 +92,7 @@ SELECT
     coalesce(patch_lines, rg_patch_lines(patch)) AS diff_volume,
     tool_calls,
     tool_errors,
-    CAST(tool_errors AS DOUBLE) / nullif(tool_calls, 0) AS tool_error_rate,
+    CAST(coalesce(tool_errors, 0) AS DOUBLE) / nullif(tool_calls, 0) AS tool_error_rate,
     coalesce(tokens_in, 0) + coalesce(tokens_out, 0) AS tokens,
     coalesce(usd, 0.0) AS usd
 FROM with_prev

@@ -8,7 +8,8 @@
 --                               step that was already done is not progress)
 --   marginal_*                  what the attempts after last_certified_iter spent; with no
 --                               certification yet, everything since the start
---   tool_error_rate             sum(tool_errors) / sum(tool_calls); NULL when no calls
+--   tool_error_rate             errors / calls over the attempts that record their calls
+--                               (absent errors count 0); NULL when no calls
 --   thrash_steps                steps whose thrash evidence has >= k stalled attempts
 WITH totals AS (
     SELECT
@@ -19,7 +20,9 @@ WITH totals AS (
         CAST(sum(tokens) AS BIGINT) AS tokens,
         sum(usd) AS usd,
         CAST(sum(tool_calls) AS BIGINT) AS tool_calls,
-        CAST(sum(tool_errors) AS BIGINT) AS tool_errors
+        CAST(sum(tool_errors) AS BIGINT) AS tool_errors,
+        CAST(sum(coalesce(tool_errors, 0)) FILTER (WHERE tool_calls IS NOT NULL) AS DOUBLE)
+            AS rated_errors
     FROM iteration_attempts
     GROUP BY run_id
 ),
@@ -67,7 +70,7 @@ SELECT
     coalesce(m.marginal_usd, 0.0) AS marginal_usd,
     t.tool_calls,
     t.tool_errors,
-    CAST(t.tool_errors AS DOUBLE) / nullif(t.tool_calls, 0) AS tool_error_rate,
+    t.rated_errors / nullif(t.tool_calls, 0) AS tool_error_rate,
     s.thrash_steps
 FROM totals AS t
 JOIN steps AS s USING (run_id)
