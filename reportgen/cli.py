@@ -132,7 +132,7 @@ def demo(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Ingest the bundled sample_runs/ and print a short summary."""
+    """Ingest the bundled sample_runs/, build the site, and print a summary and its path."""
     from reportgen.demo import run_demo
     from reportgen.reports.ingest import print_archive_summary
 

@@ -73,3 +73,13 @@ def test_formats_lists_native_formats() -> None:
     result = runner.invoke(app, ["formats", "--json"])
     names = [f["name"] for f in json.loads(result.stdout)]
     assert names[:3] == ["trace-v1", "iteration-v1", "outputs-v1"]
+
+
+def test_cli_reference_is_current() -> None:
+    """docs/cli.md is generated from the CLI; regenerate with `python -m reportgen.cli_docs > docs/cli.md`."""
+    from reportgen.cli_docs import render
+
+    committed = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(
+        encoding="utf-8"
+    )
+    assert render() == committed, "docs/cli.md is stale: python -m reportgen.cli_docs > docs/cli.md"
