@@ -75,6 +75,8 @@ def _contract(row: dict[str, Any]) -> dict[str, Any]:
         if reason is not None:
             out[f"{key}_delta_note"] = DELTA_NOTES[reason].format(what=what)
     out["step_diffs"] = row["step_diffs"]
+    out["baseline_totals"] = row["baseline_totals"]
+    out["candidate_totals"] = row["candidate_totals"]
     return out
 
 

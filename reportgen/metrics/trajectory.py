@@ -473,4 +473,12 @@ def compare_pair(baseline: Run | Sequence[Step], candidate: Run | Sequence[Step]
         if note is not None:
             result[f"{key}_delta_note"] = note
     result["step_diffs"] = [d.as_dict() for d in step_diffs(bs, cs, alignment)]
+    for side, steps, totals in (("baseline", bs, bt), ("candidate", cs, ct)):
+        result[f"{side}_totals"] = {
+            "steps": len(steps),
+            "wasted_steps": sum(1 for s in steps if s.wasted),
+            "tokens": totals.tokens,
+            "cost_usd": totals.cost_usd,
+            "latency_ms": totals.latency_ms,
+        }
     return result

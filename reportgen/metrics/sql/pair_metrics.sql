@@ -8,6 +8,7 @@
 --                                *_delta_reason when a side is unknown or the baseline is 0
 --   loops_detected               loops of both runs, baseline first, by start index
 --   step_diffs                   the aligned diff: matched / modified / added / removed
+--   *_totals                     the numbers the WEI and the deltas were computed from
 WITH run_lists AS (
     SELECT
         run_id,
@@ -187,6 +188,10 @@ SELECT
             'candidate_index': x.c,
             'action': coalesce(b_actions[x.b + 1], c_actions[x.c + 1])
         }
-    ) AS step_diffs
+    ) AS step_diffs,
+    {'steps': b_n, 'wasted_steps': b_n_wasted, 'tokens': b_tokens, 'cost_usd': b_cost,
+     'latency_ms': b_latency} AS baseline_totals,
+    {'steps': c_n, 'wasted_steps': c_n_wasted, 'tokens': c_tokens, 'cost_usd': c_cost,
+     'latency_ms': c_latency} AS candidate_totals
 FROM walked
 ORDER BY pair_id
