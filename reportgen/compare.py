@@ -3,6 +3,7 @@ archive, judge them against the gates. The CLI, the pytest plugin and the site c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,10 +79,12 @@ def compare_labels(
     thresholds: Sequence[Threshold] = (),
     *,
     suite: str | None = None,
+    task: str | None = None,
     baseline_batch: str | None = None,
     candidate_batch: str | None = None,
 ) -> Comparison:
-    """Compare two labels of an archive, task by task (and night by night unless pinned)."""
+    """Compare two labels of an archive, task by task (and night by night unless pinned);
+    ``task`` keeps one task only."""
     pairing = pair_labels(
         con,
         baseline_label,
@@ -90,8 +93,14 @@ def compare_labels(
         baseline_batch=baseline_batch,
         candidate_batch=candidate_batch,
     )
+    if task is not None:
+        pairing.pairs = [p for p in pairing.pairs if p.task_id == task]
+        pairing.unpaired = [u for u in pairing.unpaired if u.task_id == task]
     if not pairing.pairs and not pairing.unpaired:
-        raise InputError("archive", f"no runs labelled {baseline_label!r} or {candidate_label!r}")
+        what = f"task {task!r} of " if task else ""
+        raise InputError(
+            "archive", f"no runs of {what}labels {baseline_label!r} or {candidate_label!r}"
+        )
     return compare_pairing(con, pairing, thresholds)
 
 
@@ -130,9 +139,10 @@ def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[dict[str, Any]])
     if not run_ids:
         return
     steps: dict[tuple[str, int], dict[str, Any]] = {}
-    for run_id, idx, step in con.execute(
-        load_sql("steps_for_runs"), {"run_ids": run_ids}
-    ).fetchall():
+    rows = con.execute(load_sql("steps_for_runs"), {"run_ids": run_ids}).fetchall()
+    for run_id, idx, step in rows:
+        for key in ("input", "output"):
+            step[key] = None if step[key] is None else json.loads(step[key])
         steps[(run_id, idx)] = step
     for result in results:
         for row in result["step_diffs"]:

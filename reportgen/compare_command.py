@@ -103,6 +103,9 @@ def compare_command(
     batch: Annotated[
         str | None, typer.Option("--batch", help="Only this batch (night) of the archive.")
     ] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", help="Only this task of the archive.")
+    ] = None,
     max_divergence: MaxDivergence = None,
     max_wasted_effort: MaxWasted = None,
     max_loops: MaxLoops = None,
@@ -141,6 +144,7 @@ def compare_command(
                 baseline_label,
                 candidate_label,
                 thresholds,
+                task=task,
                 baseline_batch=batch,
                 candidate_batch=batch,
             )

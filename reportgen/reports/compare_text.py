@@ -8,7 +8,9 @@ WASTED = {"error", "retry", "abandoned"}
 
 
 def _fmt(value: float | None, digits: int = 4) -> str:
-    return "unknown" if value is None else f"{value:.{digits}g}"
+    if value is None:
+        return "unknown"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.{digits}g}"
 
 
 def _step(pair: dict[str, Any], side: str, index: int | None) -> dict[str, Any]:
@@ -22,6 +24,34 @@ def _step(pair: dict[str, Any], side: str, index: int | None) -> dict[str, Any]:
 def _side_steps(pair: dict[str, Any], side: str) -> list[tuple[int, dict[str, Any]]]:
     rows = [(r[f"{side}_index"], r.get(f"{side}_step") or {}) for r in pair["step_diffs"]]
     return sorted((i, s) for i, s in rows if i is not None)
+
+
+def recovery_windows(pair: dict[str, Any], side: str) -> list[dict[str, Any]]:
+    """The RSR windows of one side, for explanation: which step opened each, which ok steps
+    were counted, which step closed it (re-aligned with the other run), or none."""
+    rows = sorted(
+        (r[f"{side}_index"], r) for r in pair["step_diffs"] if r[f"{side}_index"] is not None
+    )
+    windows: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for index, row in rows:
+        step = row.get(f"{side}_step") or {}
+        aligned = row["baseline_index"] is not None and row["candidate_index"] is not None
+        if step.get("status") in WASTED:
+            if current is None:
+                current = {
+                    "opened_at": index,
+                    "trigger": f"{step.get('action')} ({step.get('status')})",
+                    "counted": [],
+                    "closed_at": None,
+                }
+                windows.append(current)
+        elif current is not None:
+            current["counted"].append(index)
+            if aligned:
+                current["closed_at"] = index
+                current = None
+    return windows
 
 
 def first_divergence(pair: dict[str, Any]) -> dict[str, Any] | None:
@@ -85,7 +115,7 @@ def explain(pair: dict[str, Any]) -> str:
             f" #{loop['start_index']} ({kind})."
         )
     for side in ("baseline", "candidate"):
-        for window in pair.get(f"{side}_recovery_windows", []):
+        for window in recovery_windows(pair, side):
             counted = ", ".join(f"#{i}" for i in window["counted"]) or "none"
             end = (
                 f"closed at #{window['closed_at']}, which re-aligns with the other run"
