@@ -26,6 +26,7 @@ class Format(Protocol):
 
     name: str
     description: str
+    maps: str  # one line: what becomes a run / a step / a status
 
     def detect(self, source: SourceFile) -> bool:
         """True when ``source`` (judged by its first bytes) is in this format."""

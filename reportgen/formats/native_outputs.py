@@ -17,6 +17,7 @@ class NativeOutputs:
     name = "outputs-v1"
     description = "reportgen outputs v1 (a scorer-style list of outputs, or output records)"
     schema = "outputs-v1"
+    maps = "each output -> an outputs row (for convergence); no runs or steps"
 
     def detect(self, source: SourceFile) -> bool:
         record = first_record(source)

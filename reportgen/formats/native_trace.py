@@ -19,6 +19,7 @@ class NativeTrace:
     name = "trace-v1"
     description = "reportgen trace v1 (.json: one run; .jsonl: one run per line)"
     schema = "trace-v1"
+    maps = "a run object -> a run; steps[] -> steps (type, action, status as given; parent kept)"
 
     def detect(self, source: SourceFile) -> bool:
         record = first_record(source)

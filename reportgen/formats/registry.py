@@ -1,5 +1,11 @@
 """The one place formats are registered; third-party adapters join through the
-``reportgen.formats`` entry-point group."""
+``reportgen.formats`` entry-point group.
+
+Detection asks the native formats first, then the built-in adapters, then plug-ins. The native
+detectors are broad (any object with ``steps``, any object with ``output``), so a native match
+stands unless a built-in adapter recognises the file by its own signature (keys the native
+formats do not define, such as ``trace_id`` + ``agent_name`` or ``eval`` + ``version``): a
+native file never carries those, so it is still always read as native."""
 
 from __future__ import annotations
 
@@ -7,17 +13,47 @@ from functools import cache
 from importlib.metadata import entry_points
 
 from reportgen.errors import InputError, UsageError
+from reportgen.formats.agentdiff import AgentDiffTrace
 from reportgen.formats.base import Format
+from reportgen.formats.inspect_log import InspectLog
+from reportgen.formats.langfuse import LangfuseExport
+from reportgen.formats.mini_swe_agent import MiniSweAgent
 from reportgen.formats.native_iterations import NativeIterations
 from reportgen.formats.native_outputs import NativeOutputs
 from reportgen.formats.native_trace import NativeTrace
+from reportgen.formats.otel import OtelSpans
 from reportgen.formats.source import SourceFile
+from reportgen.formats.swe_agent import SweAgent
+from reportgen.formats.tau2_bench import Tau2Bench
+from reportgen.formats.tau_bench import TauBench
+
+
+@cache
+def native_formats() -> tuple[Format, ...]:
+    """reportgen's own formats, asked first."""
+    return (NativeTrace(), NativeIterations(), NativeOutputs())
+
+
+@cache
+def adapters() -> tuple[Format, ...]:
+    """The built-in adapters for other tools' formats, in detection order (Langfuse before
+    OpenTelemetry: its observations embed GenAI attributes)."""
+    return (
+        AgentDiffTrace(),
+        InspectLog(),
+        SweAgent(),
+        MiniSweAgent(),
+        Tau2Bench(),
+        TauBench(),
+        LangfuseExport(),
+        OtelSpans(),
+    )
 
 
 @cache
 def all_formats() -> tuple[Format, ...]:
     """Every known format, in detection order: native ones first, then plug-ins."""
-    found: list[Format] = [NativeTrace(), NativeIterations(), NativeOutputs()]
+    found: list[Format] = [*native_formats(), *adapters()]
     for entry in entry_points(group="reportgen.formats"):
         found.append(entry.load()())
     return tuple(found)
@@ -33,9 +69,12 @@ def get_format(name: str) -> Format:
 
 
 def detect_format(source: SourceFile) -> Format:
-    """The first format that recognises ``source``, or an InputError naming those tried."""
+    """The first format that recognises ``source``, or an InputError naming those tried. A
+    native match gives way to a built-in adapter that recognises the file by its signature."""
     for fmt in all_formats():
         if fmt.detect(source):
+            if fmt in native_formats():
+                return next((a for a in adapters() if a.detect(source)), fmt)
             return fmt
     tried = ", ".join(f.name for f in all_formats())
     raise InputError(

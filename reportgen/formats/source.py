@@ -15,6 +15,8 @@ import numpy as np
 from reportgen.errors import InputError
 
 SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
+# Other tools' document formats read by adapters: SWE-agent trajectories, Inspect AI zip logs.
+ADAPTER_SUFFIXES = (".traj", ".eval")
 CHUNK = 1 << 22
 HEAD_BYTES = 1 << 16
 
@@ -36,8 +38,9 @@ class SourceFile:
 
 
 def is_input_file(path: Path) -> bool:
-    """True for the file names ingest reads: .json, .jsonl and their .gz forms."""
-    return path.name.endswith(SUFFIXES)
+    """True for the file names ingest reads: .json, .jsonl and their .gz forms, plus .traj
+    (SWE-agent) and .eval (Inspect AI)."""
+    return path.name.endswith(SUFFIXES + ADAPTER_SUFFIXES)
 
 
 def discover(paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
@@ -109,7 +112,8 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
         )
     if not head.strip():
         raise InputError(display, "empty file")
-    if not lines and total > max_record_bytes:
+    # An .eval zip holds many records (samples); its adapter checks each against the limit.
+    if not lines and total > max_record_bytes and not path.name.endswith(".eval"):
         raise InputError(
             display,
             f"document is {_mb(total)}, over the {_mb(max_record_bytes)} limit per record (--max-record-mb)",

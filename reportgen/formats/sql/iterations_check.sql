@@ -17,12 +17,13 @@ SELECT source_file, field, problem FROM (
     UNION ALL SELECT source_file, 'new', 'must be a list of strings' FROM stage_iter_raw WHERE rg_bad_text_list(new)
     UNION ALL SELECT source_file, 'n_failing', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(n_failing)
     UNION ALL SELECT source_file, 'output', 'must be a string' FROM stage_iter_raw WHERE rg_bad_any_text(output)
+    UNION ALL SELECT source_file, 'normaliser', 'must be a string' FROM stage_iter_raw WHERE rg_bad_any_text(normaliser)
     UNION ALL SELECT source_file, 'patch', 'must be a string' FROM stage_iter_raw WHERE rg_bad_any_text(patch)
-    UNION ALL SELECT source_file, 'patch_lines', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(patch_lines)
+    UNION ALL SELECT source_file, 'patch_lines', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(patch_lines) OR rg_bad_int(patch_lines)
     UNION ALL SELECT source_file, 'patch_distance', 'must be a number from 0 to 1'
         FROM stage_iter_raw WHERE rg_bad_amount(patch_distance) OR TRY_CAST(patch_distance AS DOUBLE) > 1
-    UNION ALL SELECT source_file, 'tool_calls', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(tool_calls)
-    UNION ALL SELECT source_file, 'tool_errors', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(tool_errors)
+    UNION ALL SELECT source_file, 'tool_calls', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(tool_calls) OR rg_bad_int(tool_calls)
+    UNION ALL SELECT source_file, 'tool_errors', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(tool_errors) OR rg_bad_int(tool_errors)
     UNION ALL SELECT source_file, 'tokens_in', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(tokens_in)
     UNION ALL SELECT source_file, 'tokens_out', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(tokens_out)
     UNION ALL SELECT source_file, 'usd', 'must be a finite number >= 0' FROM stage_iter_raw WHERE rg_bad_amount(usd)

@@ -1,6 +1,7 @@
 -- Typed iteration records (one row per attempt) from the checked raw stage. `rid` (the raw
 -- row id) lets raw `output` be normalised into `failing` afterwards (iterations_normalise.sql);
--- until then `normaliser` is 'given' when the record lists `failing`, else NULL.
+-- until then `normaliser` is the record's own (a recorder names the normaliser it ran), else
+-- 'given' when the record lists `failing`, else NULL.
 CREATE OR REPLACE TEMP TABLE stage_iter_typed AS
 SELECT
     r.rid,
@@ -16,7 +17,8 @@ SELECT
     rg_text_list(r.persisting) AS persisting,
     rg_text_list(r.new) AS new,
     rg_text(r.output) AS check_output,
-    CASE WHEN rg_absent(r.failing) THEN NULL ELSE 'given' END AS normaliser,
+    CASE WHEN rg_absent(r.failing) THEN NULL
+         ELSE coalesce(nullif(rg_text(r.normaliser), ''), 'given') END AS normaliser,
     CAST(r.patch_lines AS INTEGER) AS patch_lines,
     CAST(r.patch_distance AS DOUBLE) AS patch_distance,
     rg_text(r.patch) AS patch,

@@ -1,0 +1,65 @@
+"""Every real trace file in ../shared/data ingests, each with the adapter its folder implies.
+
+Two folders hold formats no adapter reads yet (documented in docs/formats-adapters.md): ATIF
+trajectories and LangSmith run payloads. They must fail cleanly (exit 1, the file named), not
+load as something else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reportgen.errors import InputError
+from reportgen.formats.source import is_input_file
+from reportgen.ingest.loader import ingest
+
+from .helpers import DATA, needs_data
+
+EXPECTED = {
+    "agentdiff": "agentdiff",
+    "inspect": "inspect",
+    "langfuse": "langfuse",
+    "mini-swe-agent": "mini-swe-agent",
+    "otel-genai": "otel",
+    "swe-agent": "swe-agent",
+    "tau-bench": "tau-bench",
+    "tau2-bench": "tau2-bench",
+}
+UNSUPPORTED = {"atif", "langsmith"}
+
+
+def _files() -> list[Path]:
+    if not DATA.is_dir():
+        return []
+    return sorted(p for p in DATA.rglob("*") if p.is_file() and is_input_file(p))
+
+
+@needs_data
+@pytest.mark.parametrize("path", _files(), ids=lambda p: str(p.relative_to(DATA)))
+def test_each_shared_file(path: Path, tmp_path: Path) -> None:
+    folder = path.relative_to(DATA).parts[0]
+    if folder in UNSUPPORTED:
+        with pytest.raises(InputError) as caught:
+            ingest([path], tmp_path / "a.duckdb")
+        assert caught.value.path == str(path)
+        assert not (tmp_path / "a.duckdb").exists()
+        return
+    report = ingest([path], tmp_path / "a.duckdb")
+    assert [row["format"] for row in report.loaded] == [EXPECTED[folder]]
+
+
+@needs_data
+@pytest.mark.parametrize("folder", sorted(EXPECTED.keys() - {"agentdiff"}))
+def test_each_shared_folder_at_once(folder: str, tmp_path: Path) -> None:
+    """A whole folder in one load: ids do not clash; identical files are skipped."""
+    report = ingest([DATA / folder], tmp_path / "a.duckdb")
+    assert report.counts["runs"] > 0
+    assert {row["format"] for row in report.loaded} == {EXPECTED[folder]}
+
+
+@needs_data
+def test_all_supported_folders_together(tmp_path: Path) -> None:
+    folders = [DATA / f for f in sorted(EXPECTED) if (DATA / f).is_dir()]
+    report = ingest(folders, tmp_path / "a.duckdb")
+    assert {row["format"] for row in report.loaded} == set(EXPECTED.values()) - {"agentdiff"}
