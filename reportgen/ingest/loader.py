@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections import defaultdict
@@ -37,6 +38,7 @@ class IngestReport:
     invalid: list[InputError] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTED, 0))
     replaced_runs: int = 0
+    notices: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -47,6 +49,7 @@ class IngestReport:
             "invalid": [str(e) for e in self.invalid],
             "counts": self.counts,
             "replaced_runs": self.replaced_runs,
+            "notices": self.notices,
             "seconds": round(self.seconds, 3),
         }
 
@@ -92,6 +95,8 @@ def ingest(
     own = not isinstance(db, duckdb.DuckDBPyConnection)
     existed = own and Path(str(db)).exists()
     con = connect(db) if not isinstance(db, duckdb.DuckDBPyConnection) else db
+    collector = _NoticeCollector(report.notices)
+    logging.getLogger("reportgen.formats").addHandler(collector)
     try:
         fresh = _drop_known(con, sources, report, run_id_prefix)
         formats: dict[str, Format] = {}
@@ -102,6 +107,7 @@ def ingest(
                 fail(error)
                 fresh.remove(source)
         while fresh:
+            report.notices.clear()
             try:
                 _load(con, fresh, formats, options, replace, run_id_prefix, report, hook)
                 break
@@ -111,6 +117,7 @@ def ingest(
                 bad.append(error)
                 fresh = [s for s in fresh if s.display != error.path]
     finally:
+        logging.getLogger("reportgen.formats").removeHandler(collector)
         if own:
             con.close()
             if not existed and not report.loaded:
@@ -118,6 +125,17 @@ def ingest(
     report.invalid = sorted(bad, key=lambda e: (e.path, e.line or 0))
     report.seconds = time.perf_counter() - started
     return report
+
+
+class _NoticeCollector(logging.Handler):
+    """Keeps the notices adapters log (e.g. "holds zero simulations") for the report."""
+
+    def __init__(self, sink: list[str]) -> None:
+        super().__init__(logging.INFO)
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.sink.append(record.getMessage())
 
 
 def _drop_known(

@@ -19,6 +19,8 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
         f"into {report.db} in {report.seconds:.2f}s",
         markup=False,
     )
+    for notice in report.notices:
+        console.print(f"notice: {notice}", markup=False)
     if report.replaced_runs:
         console.print(f"replaced {report.replaced_runs} run(s)", markup=False)
     if report.skipped:

@@ -235,3 +235,20 @@ def test_sample_runs_load(sample_runs: Path, tmp_path: Path) -> None:
     assert con.execute(
         "SELECT count(DISTINCT batch), count(DISTINCT task_id), max(trial) FROM runs"
     ).fetchone() == (6, 12, 4)
+
+
+def test_adapter_notices_reach_the_report(tmp_path: Path) -> None:
+    """A tau2-bench result file with zero simulations loads no runs and says so."""
+    empty = tmp_path / "empty_tau2.json"
+    empty.write_text(
+        json.dumps(
+            {
+                "info": {"environment_info": {"domain_name": "airline"}},
+                "tasks": [],
+                "simulations": [],
+            }
+        )
+    )
+    report = ingest([empty], tmp_path / "a.duckdb", format_name="tau2-bench")
+    assert report.counts["runs"] == 0
+    assert any("zero simulations" in n for n in report.notices)
