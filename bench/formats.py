@@ -33,6 +33,8 @@ FOLDERS = {
     "tau2-bench": ["tau2-bench"],
     "tau-bench": ["tau-bench"],
     "langfuse": ["langfuse"],
+    "atif": ["atif"],
+    "langsmith": ["langsmith"],
     "otel": ["otel-genai", ROOT / "tests" / "formats" / "fixtures" / "otel"],
 }
 TARGET_MB_S = 20.0

@@ -4,8 +4,9 @@
 Detection asks the native formats first, then the built-in adapters, then plug-ins. The native
 detectors are broad (any object with ``steps``, any object with ``output``), so a native match
 stands unless a built-in adapter recognises the file by its own signature (keys the native
-formats do not define, such as ``trace_id`` + ``agent_name`` or ``eval`` + ``version``): a
-native file never carries those, so it is still always read as native."""
+formats do not define, such as ``trace_id`` + ``agent_name``, ``eval`` + ``version``, or an
+ATIF ``schema_version``): a native file never carries those, so it is still always read as
+native."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from importlib.metadata import entry_points
 
 from reportgen.errors import InputError, UsageError
 from reportgen.formats.agentdiff import AgentDiffTrace
+from reportgen.formats.atif import AtifTrajectory
 from reportgen.formats.base import Format
 from reportgen.formats.inspect_log import InspectLog
 from reportgen.formats.langfuse import LangfuseExport
+from reportgen.formats.langsmith import LangSmithRuns
 from reportgen.formats.mini_swe_agent import MiniSweAgent
 from reportgen.formats.native_iterations import NativeIterations
 from reportgen.formats.native_outputs import NativeOutputs
@@ -40,12 +43,14 @@ def adapters() -> tuple[Format, ...]:
     OpenTelemetry: its observations embed GenAI attributes)."""
     return (
         AgentDiffTrace(),
+        AtifTrajectory(),
         InspectLog(),
         SweAgent(),
         MiniSweAgent(),
         Tau2Bench(),
         TauBench(),
         LangfuseExport(),
+        LangSmithRuns(),
         OtelSpans(),
     )
 

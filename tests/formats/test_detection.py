@@ -16,7 +16,7 @@ from reportgen.formats.source import is_input_file, measure
 from reportgen.resources import shipped_dir
 
 from .helpers import DATA, FIXTURES, load, needs_data, per_run
-from .test_shared_data import EXPECTED, UNSUPPORTED
+from .test_shared_data import EXPECTED
 
 runner = CliRunner()
 
@@ -27,7 +27,7 @@ def _own_files() -> list[tuple[Path, str]]:
     if DATA.is_dir():
         for path in sorted(DATA.rglob("*")):
             folder = path.relative_to(DATA).parts[0]
-            if path.is_file() and is_input_file(path) and folder not in UNSUPPORTED:
+            if path.is_file() and is_input_file(path):
                 found.append((path, EXPECTED[folder]))
     return found
 
