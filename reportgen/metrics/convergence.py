@@ -1,7 +1,11 @@
-"""Convergence of every group of runs in the archive, computed in one DuckDB query.
+"""Convergence of every group of runs in the archive, all groups at once.
 
-A group is (suite, label, task_id, batch) with at least two outputs; its numbers equal
-``reportgen.convergence.score_runs`` on the group's outputs ordered by trial, then run_id.
+A group is (suite, label, task_id, batch) with at least two outputs; runs are ordered by trial,
+then run_id, then output. ``group_convergence`` gives exactly what
+``reportgen.convergence.score_runs`` gives per group (vectorised: see
+``reportgen/convergence/vectorised.py``); ``convergence_report`` adds trajectories, the pairwise
+matrix, outliers and outcomes; ``convergence_gate``, ``page_data`` and ``history_series`` serve
+the gate and the site. See docs/convergence.md.
 """
 
 from __future__ import annotations
@@ -9,25 +13,45 @@ from __future__ import annotations
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
+from reportgen.convergence.gate import check_threshold, convergence_gate
+from reportgen.convergence.members import GROUP_KEYS, read_members
+from reportgen.convergence.outcomes import OutcomeAgreement
+from reportgen.convergence.outliers import Outlier
+from reportgen.convergence.pages import history_series, page_data
+from reportgen.convergence.report import GroupConvergence, convergence_report
+from reportgen.convergence.trajectories import TrajectoryConvergence
+from reportgen.convergence.vectorised import score_groups
 from reportgen.metrics.sql import load_sql
 
-__all__ = ["GROUP_KEYS", "group_convergence", "group_convergence_table"]
-
-GROUP_KEYS = ("suite", "label", "task_id", "batch")
-
-
-def group_convergence_table(con: duckdb.DuckDBPyConnection) -> pa.Table:
-    """One Arrow row per group: keys, num_runs, the rounded scores and the divergence point."""
-    table: pa.Table = con.sql(load_sql("convergence_groups")).to_arrow_table()
-    return table
+__all__ = [
+    "GROUP_KEYS",
+    "GroupConvergence",
+    "OutcomeAgreement",
+    "Outlier",
+    "TrajectoryConvergence",
+    "check_threshold",
+    "convergence_gate",
+    "convergence_report",
+    "group_convergence",
+    "group_convergence_sql",
+    "history_series",
+    "page_data",
+]
 
 
 def group_convergence(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Per group, the group keys plus a dict shaped exactly like ``score_runs`` returns."""
+    members = read_members(con)
+    scores = score_groups(members.table.column("output"), members.sizes)
+    return scores.keyed_records(members.keys())
+
+
+def group_convergence_sql(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The same as :func:`group_convergence`, computed by DuckDB SQL alone
+    (``sql/convergence_groups.sql``): slower, but plain SQL; the tests check both agree."""
     result: list[dict[str, Any]] = []
-    for row in group_convergence_table(con).to_pylist():
+    for row in con.sql(load_sql("convergence_groups")).to_arrow_table().to_pylist():
         position = row["token_position"]
         result.append(
             {

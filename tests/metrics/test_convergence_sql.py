@@ -1,4 +1,5 @@
-"""The archive-wide convergence SQL gives, per group, exactly what score_runs gives."""
+"""Archive-wide convergence (vectorised, and the pure-SQL variant) gives, per group, exactly
+what score_runs gives."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reportgen.convergence import score_runs
-from reportgen.metrics.convergence import GROUP_KEYS, group_convergence
+from reportgen.metrics.convergence import GROUP_KEYS, group_convergence, group_convergence_sql
 from reportgen.metrics.sql import load_sql
 
 Row = tuple[str, str | None, str | None, str | None, str | None, int, str | None, str | None]
@@ -123,7 +124,21 @@ def test_matches_score_runs(groups: list[list[str | None]]) -> None:
     # repeat some outputs across a group so exact matches and shared prefixes happen
     groups = [g + g[: len(g) // 2] for g in groups]
     rows = rows_for(groups, batch_none=True)
-    assert group_convergence(archive(rows)) == expected(rows)
+    con = archive(rows)
+    assert group_convergence(con) == expected(rows)
+    assert group_convergence_sql(con) == expected(rows)
+
+
+def test_ties_on_trial_and_run_id_are_ordered_by_output() -> None:
+    rows: list[Row] = [
+        ("same", "s", "l", "t", "b", 0, "zeta one", None),
+        ("same", "s", "l", "t", "b", 0, "alpha two", None),
+        ("other", "s", "l", "t", "b", 0, "beta", None),
+    ]
+    runs = ["beta", "alpha two", "zeta one"]  # trial 0 for all: run_id, then output
+    got = group_convergence(archive(rows))
+    assert [{k: v for k, v in g.items() if k not in GROUP_KEYS} for g in got] == [score_runs(runs)]
+    assert group_convergence_sql(archive(rows)) == got
 
 
 def _classes_from_python() -> tuple[str, str]:
@@ -160,3 +175,12 @@ def test_sigma_classes_match_running_python() -> None:
     sql = load_sql("convergence_groups")
     found = re.findall(r"regexp_full_match\(ch, '\[([^']*)\]'\)", sql)
     assert found == list(_classes_from_python())
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(_OUTPUT, min_size=1, max_size=5), min_size=1, max_size=5), st.randoms())
+def test_row_order_does_not_matter(groups: list[list[str | None]], rnd: Any) -> None:
+    rows = rows_for(groups, batch_none=True)
+    shuffled = list(rows)
+    rnd.shuffle(shuffled)
+    assert group_convergence(archive(shuffled)) == expected(rows)

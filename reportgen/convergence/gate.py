@@ -1,0 +1,62 @@
+"""The convergence gate: which groups score below a minimum (the scorer's inclusive rule)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from reportgen.convergence.report import GroupConvergence
+
+__all__ = ["check_threshold", "convergence_gate"]
+
+_KEYS = ("suite", "label", "task_id", "batch")
+
+
+def check_threshold(min_convergence: float) -> float:
+    """The threshold as a float; ValueError unless it is a finite number in [0, 1]."""
+    value = float(min_convergence)
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise ValueError(
+            f"min_convergence must be a finite number in [0, 1], got {min_convergence!r}"
+        )
+    return value
+
+
+def _fields(group: GroupConvergence | Mapping[str, Any]) -> Mapping[str, Any]:
+    """The fields the gate reads, from a GroupConvergence or a dict."""
+    if isinstance(group, GroupConvergence):
+        names = (*_KEYS, "num_runs", "convergence_score")
+        return {name: getattr(group, name) for name in names}
+    return group
+
+
+def convergence_gate(
+    groups: Iterable[GroupConvergence | Mapping[str, Any]], min_convergence: float
+) -> list[dict[str, Any]]:
+    """One violation dict per group whose convergence_score is below ``min_convergence``.
+
+    A score equal to the threshold passes, as in agent-convergence-scorer's
+    ``--min-convergence``. Groups may be :class:`GroupConvergence` objects or dicts with the
+    group keys and ``convergence_score`` (what ``group_convergence`` returns)."""
+    threshold = check_threshold(min_convergence)
+    violations: list[dict[str, Any]] = []
+    for group in groups:
+        row = _fields(group)
+        score = float(row["convergence_score"])
+        if score >= threshold:
+            continue
+        keys = {k: row.get(k) for k in _KEYS}
+        where = f"{keys['suite']}/{keys['label']}/{keys['task_id']} @ {keys['batch']}"
+        violations.append(
+            {
+                **keys,
+                "metric": "convergence_score",
+                "value": score,
+                "threshold": threshold,
+                "num_runs": row.get("num_runs"),
+                "message": f"{where}: convergence_score {score} < {threshold} "
+                f"({row.get('num_runs')} runs)",
+            }
+        )
+    return violations
