@@ -29,21 +29,25 @@ class Comparison:
     pairs: list[dict[str, Any]]
     unpaired: list[Unpaired] = field(default_factory=list)
     thresholds: list[Threshold] = field(default_factory=list)
+    convergence: dict[str, Any] | None = None  # the --min-convergence gate, when applied
 
     @property
     def passed(self) -> bool:
-        return all(pair["passed"] for pair in self.pairs)
+        converged = self.convergence is None or not self.convergence["violations"]
+        return converged and all(pair["passed"] for pair in self.pairs)
 
     def to_json(self) -> dict[str, Any]:
         """One pair: the pair's contract at top level; many: ``pairs`` plus a ``summary``."""
         applied = [t.to_dict() for t in self.thresholds]
+        extra = {} if self.convergence is None else {"convergence": self.convergence}
         if len(self.pairs) == 1 and not self.unpaired:
-            return {**self.pairs[0], "thresholds": applied}
+            return {**self.pairs[0], "thresholds": applied, **extra}
         return {
             "pairs": self.pairs,
             "summary": self.summary(),
             "unpaired": [u.__dict__ for u in self.unpaired],
             "thresholds": applied,
+            **extra,
         }
 
     def summary(self) -> dict[str, Any]:
@@ -153,6 +157,32 @@ def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[dict[str, Any]])
             row["candidate_step"] = (
                 steps.get((result["candidate_run_id"], c)) if c is not None else None
             )
+
+
+def gate_convergence(
+    con: duckdb.DuckDBPyConnection,
+    comparison: Comparison,
+    min_convergence: float,
+    source: str,
+    *,
+    label: str,
+    batch: str | None,
+) -> None:
+    """Add the convergence gate to ``comparison``: every group of ``label`` (N repeated runs of
+    one task in one batch) whose convergence_score is below ``min_convergence`` fails."""
+    from reportgen.metrics.convergence import convergence_gate, convergence_report
+
+    groups = convergence_report(con, label=label, batch=batch)
+    violations = convergence_gate(groups, min_convergence)
+    for violation in violations:
+        violation["source"] = source
+    comparison.convergence = {
+        "label": label,
+        "threshold": min_convergence,
+        "source": source,
+        "groups": len(groups),
+        "violations": violations,
+    }
 
 
 def latest_shared_batch(

@@ -81,10 +81,11 @@ def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, 
                 out.print("\n" + tree_pair(pair), markup=False)
     if not comparison.passed:
         failed = comparison.summary()["failed_pairs"]
-        raise GateFailed(
-            f"{len(failed)} pair(s) failed a gate: {', '.join(failed[:5])}"
-            + (" ..." if len(failed) > 5 else "")
-        )
+        groups = len(comparison.convergence["violations"]) if comparison.convergence else 0
+        what = [f"{len(failed)} pair(s) failed a gate"] if failed else []
+        what += [f"{groups} group(s) did not converge"] if groups else []
+        shown = ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
+        raise GateFailed("; ".join(what) + (f": {shown}" if failed else ""))
 
 
 def compare_command(
@@ -177,6 +178,13 @@ def gate_command(
     max_cost_delta: MaxCost = None,
     max_token_delta: MaxTokens = None,
     max_latency_delta: MaxLatency = None,
+    min_convergence: Annotated[
+        float | None,
+        typer.Option(
+            "--min-convergence",
+            help="Fail when a group of repeated runs of the candidate scores below this (0..1; equal passes).",
+        ),
+    ] = None,
     config: ConfigOption = None,
     as_json: Json = False,
     markdown: Markdown = False,
@@ -184,8 +192,10 @@ def gate_command(
 ) -> None:
     """Gate CI on the archive: compare the candidate label with the baseline label night by
     night (the latest night by default). Exit 3 when a gate fails."""
-    from reportgen.compare import latest_shared_batch
+    from reportgen.compare import gate_convergence, latest_shared_batch
 
+    config_path = config or find_config()
+    convergence_min, convergence_source = _min_convergence(min_convergence, config_path)
     thresholds = resolve_thresholds(
         _flags(
             divergence=max_divergence,
@@ -196,7 +206,7 @@ def gate_command(
             token_delta=max_token_delta,
             latency_delta=max_latency_delta,
         ),
-        config or find_config(),
+        config_path,
     )
     con = connect(db, read_only=True)
     try:
@@ -213,6 +223,31 @@ def gate_command(
             baseline_batch=chosen,
             candidate_batch=chosen,
         )
+        if convergence_min is not None:
+            gate_convergence(
+                con,
+                comparison,
+                convergence_min,
+                convergence_source,
+                label=candidate_label,
+                batch=chosen,
+            )
     finally:
         con.close()
     _emit(comparison, as_json, markdown, explain, False)
+
+
+def _min_convergence(flag: float | None, config_path: Path | None) -> tuple[float | None, str]:
+    """The --min-convergence threshold (flag over config [cli] min_convergence), checked."""
+    from reportgen.gates import load_config
+
+    if flag is not None:
+        value, source = flag, "--min-convergence"
+    else:
+        configured = load_config(config_path).get("cli", {}).get("min_convergence")
+        if configured is None:
+            return None, ""
+        value, source = configured, f"{config_path} [cli] min_convergence"
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise UsageError(f"{source}: min_convergence must be a number in [0, 1], got {value!r}")
+    return float(value), source

@@ -63,8 +63,22 @@ def thresholds_line(comparison: Comparison) -> str:
 def verdict_line(comparison: Comparison) -> str:
     s = comparison.summary()
     failed = len(s["failed_pairs"])
-    head = "PASSED" if s["passed"] else "FAILED"
-    return f"{head}: {s['pairs']} pair(s) compared, {failed} failed a gate, {s['unpaired']} run(s) unpaired."
+    head = "PASSED" if comparison.passed else "FAILED"
+    line = f"{head}: {s['pairs']} pair(s) compared, {failed} failed a gate, {s['unpaired']} run(s) unpaired."
+    if comparison.convergence is not None:
+        c = comparison.convergence
+        line += (
+            f" Convergence: {len(c['violations'])} of {c['groups']} group(s) of {c['label']}"
+            f" below {c['threshold']:g} (from {c['source']})."
+        )
+    return line
+
+
+def convergence_lines(comparison: Comparison) -> list[str]:
+    """One line per group that failed the convergence gate."""
+    if comparison.convergence is None:
+        return []
+    return [f"convergence: {v['message']}" for v in comparison.convergence["violations"]]
 
 
 def print_terminal(console: Console, comparison: Comparison) -> None:
@@ -84,6 +98,8 @@ def print_terminal(console: Console, comparison: Comparison) -> None:
             f"unpaired {unpaired.side} run {unpaired.run_id} (task {unpaired.task_id}, batch {unpaired.batch})",
             markup=False,
         )
+    for line in convergence_lines(comparison):
+        console.print(line, markup=False, style="red")
     console.print(thresholds_line(comparison), markup=False)
     console.print(verdict_line(comparison), markup=False)
 
@@ -100,9 +116,8 @@ def _md_cell(text: str) -> str:
 
 def markdown(comparison: Comparison) -> str:
     """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY."""
-    s = comparison.summary()
     lines = [
-        f"### reportgen: {'✅ passed' if s['passed'] else '❌ failed'}",
+        f"### reportgen: {'✅ passed' if comparison.passed else '❌ failed'}",
         "",
         verdict_line(comparison),
         "",
@@ -119,5 +134,8 @@ def markdown(comparison: Comparison) -> str:
             f"- {u.side} `{_md_cell(u.run_id)}` (task `{_md_cell(u.task_id)}`)"
             for u in comparison.unpaired
         ]
+    failing = convergence_lines(comparison)
+    if failing:
+        lines += ["", "Groups that did not converge:", ""] + [f"- {_md_cell(x)}" for x in failing]
     lines += ["", _md_cell(thresholds_line(comparison)), ""]
     return "\n".join(lines)

@@ -210,3 +210,25 @@ def test_gate_all_batches_and_compare_labels(demo_db: Path) -> None:
         app, ["compare", "--db", str(demo_db), "--batch", "2026-11-23", "--json"]
     )
     assert json.loads(result.stdout)["summary"]["pairs"] == 24
+
+
+def test_gate_min_convergence(demo_db: Path, tmp_path: Path) -> None:
+    base = ["gate", "--db", str(demo_db), "--json"]
+    loose = runner.invoke(app, [*base, "--min-convergence", "0"])
+    assert loose.exit_code == 0
+    groups = json.loads(loose.stdout)["convergence"]
+    assert groups["groups"] == 3 and groups["violations"] == []
+    strict = runner.invoke(app, [*base, "--min-convergence", "0.5"])
+    assert strict.exit_code == 3
+    (violation,) = json.loads(strict.stdout)["convergence"]["violations"]
+    assert violation["task_id"] == "triage-bug-report" and violation["value"] < 0.5
+    at = runner.invoke(app, [*base, "--min-convergence", str(violation["value"])])
+    assert at.exit_code == 0  # equal passes, as in agent-convergence-scorer
+    assert runner.invoke(app, [*base, "--min-convergence", "1.5"]).exit_code == 2
+    config = tmp_path / "reportgen.toml"
+    config.write_text("[cli]\nmin_convergence = 0.5\n")
+    from_config = runner.invoke(app, [*base, "--config", str(config)])
+    assert from_config.exit_code == 3
+    assert (
+        json.loads(from_config.stdout)["convergence"]["source"] == f"{config} [cli] min_convergence"
+    )
