@@ -245,63 +245,372 @@ def make_run(
     return run
 
 
-BACKLOG = [
-    "parse-config",
-    "load-users",
-    "auth-middleware",
-    "rate-limit",
-    "audit-log",
-    "metrics-endpoint",
+# The modernisation backlog both coding loops work through: (step, certifying check).
+BACKLOG: list[tuple[str, str]] = [
+    ("go-modules", "go build ./..."),
+    ("drop-pkg-errors", "go vet ./..."),
+    ("session-tokens", "go test ./..."),
+    ("slog-logging", "go test ./..."),
+    ("context-deadlines", "go test ./..."),
+    ("stdlib-router", "go test ./..."),
+    ("pgx-v5", "go test ./..."),
+    ("config-env", "go test ./..."),
+    ("generic-helpers", "go vet ./... && go test ./..."),
+    ("tools-py312", "pytest -rA tools/tests"),
+    ("otel-metrics", "go test ./..."),
+    ("golangci-lint", "golangci-lint run ./..."),
+]
+MODULE = "example.com/shop"
+GO_PACKAGES = [
+    f"{MODULE}/{p}"
+    for p in (
+        "cmd/server",
+        "internal/api",
+        "internal/auth",
+        "internal/config",
+        "internal/http",
+        "internal/logging",
+        "internal/store",
+        "internal/xslices",
+    )
 ]
 
 
-def iteration_records(rng: random.Random, run_id: str, thrashing: bool) -> list[dict[str, object]]:
-    """One coding loop over the backlog; the thrashing one is stuck on auth-middleware."""
+def _tests(package: str, *names: str) -> list[str]:
+    return [f"go:{MODULE}/{package}::{name}" for name in names]
+
+
+# What fails on a step before any attempt touches it (the same for both runs).
+FAILING: dict[str, list[str]] = {
+    "go-modules": [
+        'go:cmd/server/main.go:could not import github.com/pkg/errors (no required module provides package "github.com/pkg/errors")',
+        'go:internal/store/store.go:could not import github.com/lib/pq (no required module provides package "github.com/lib/pq")',
+        'go:internal/config/load.go:could not import github.com/kelseyhightower/envconfig (no required module provides package "github.com/kelseyhightower/envconfig")',
+    ],
+    "drop-pkg-errors": [
+        "go:internal/store/store.go:undefined: errors.Wrap",
+        "go:internal/store/orders.go:undefined: errors.Wrapf",
+        "go:internal/api/handlers.go:undefined: errors.Cause",
+        "go:internal/api/handlers.go:fmt.Errorf format %w has arg msg of wrong type string",
+    ],
+    # the nine that never move in the stuck run
+    "session-tokens": _tests(
+        "internal/auth",
+        "TestParseSessionToken",
+        "TestParseSessionToken/expired_token",
+        "TestParseSessionToken/bad_signature",
+        "TestSessionRefresh",
+        "TestSessionRevoke",
+        "TestAuthMiddleware",
+        "TestAuthMiddleware/rejects_expired",
+        "TestAuthMiddleware/sets_user",
+        "TestLogoutClearsCookie",
+    ),
+    "slog-logging": _tests(
+        "internal/logging",
+        "TestLoggerJSON",
+        "TestRequestLog",
+        "TestRequestLog/redacts_auth_header",
+        "TestAccessLogFormat",
+    ),
+    "context-deadlines": _tests("internal/store", "TestQueryTimeout", "TestTxCancel"),
+    "stdlib-router": _tests(
+        "internal/http",
+        "TestRoutes",
+        "TestRoutes/GET_orders_id",
+        "TestRoutes/POST_orders",
+        "TestMethodNotAllowed",
+        "TestPathValue",
+    ),
+    "pgx-v5": _tests(
+        "internal/store", "TestStoreOrders", "TestStoreTx", "TestStoreTx/rollback", "TestMigrate"
+    ),
+    "config-env": _tests(
+        "internal/config", "TestLoadEnv", "TestLoadEnv/missing_port", "TestDefaults"
+    ),
+    "generic-helpers": _tests("internal/xslices", "TestMapKeys", "TestFilter", "TestSortBy"),
+    "tools-py312": [
+        "pytest:tools/tests/test_release.py::test_changelog_sections",
+        "pytest:tools/tests/test_release.py::test_bump_version[1.4.0-minor]",
+        "pytest:tools/tests/test_release.py::test_bump_version[2.0.0rc1-patch]",
+        "pytest:tools/tests/test_gen_openapi.py::test_schema_roundtrip",
+        "pytest:tools/tests/test_gen_openapi.py::test_enum_names",
+        "pytest:tools/tests/test_seed_db.py::test_seed_idempotent",
+        "pytest:tools/tests/test_seed_db.py::TestFixtures::test_load_orders",
+    ],
+}
+# Three failures the stuck run breaks in one attempt and clears in the next.
+CHURN = [
+    "go:internal/http/router.go:not enough arguments in call to auth.ParseSessionToken",
+    *_tests("internal/api", "TestLoginHandler", "TestLoginHandler/valid_credentials"),
+]
+# n_failing per attempt of each step: the converging run shrinks every set to zero and is on
+# its tenth step; the stuck run certifies two steps, then holds nine failures on step three
+# (twelve on its fourth attempt there) until the budget is gone.
+CONVERGING = [[0], [2, 0], [9, 5, 2, 0], [1, 0], [0], [3, 0], [2, 0], [0], [3, 1, 0], [7, 4, 2, 1]]
+STUCK = [[3, 1, 0], [4, 3, 1, 0], [9, 9, 9, 12, *[9] * 11]]
+# (run, iter) of the records that carry raw check output instead of failure ids
+RAW_OUTPUT = {("stuck", 8), ("stuck", 11), ("stuck", 12), ("stuck", 22), ("converging", 6)}
+TOTAL_TOKENS = 380_000
+PRICE_IN, PRICE_OUT = 3e-6, 15e-6  # USD per token
+
+# Small coherent edits a patch is made of ({v} variable, {f} function, {a} argument, {n} number).
+_GO_EDITS = [
+    [
+        "-\t{v} := {f}({a})",
+        "+\t{v}, err := {f}(ctx, {a})",
+        "+\tif err != nil {{",
+        '+\t\treturn nil, fmt.Errorf("{f}: %w", err)',
+        "+\t}}",
+    ],
+    ["+\tctx, cancel := context.WithTimeout(ctx, {n}*time.Second)", "+\tdefer cancel()"],
+    ['-\tlog.Printf("{f}: %v", {v})', '+\tslog.DebugContext(ctx, "{f}", "id", {a})'],
+    ["+\tif {v}.ExpiresAt.Before(s.clock.Now()) {{", "+\t\treturn nil, ErrExpired", "+\t}}"],
+    ["+\t// {f} must not outlive the request: see {a}"],
+    ["-\tif {v} == nil {{", "+\tif {v} == nil || {v}.Revoked {{"],
+    ["+\tdefer {v}.Close()"],
+    ['+\t{v}.Set("{a}", strconv.Itoa({n}))'],
+]
+_NAMES = ["tok", "sess", "claims", "row", "cfg", "req", "key", "user", "tx", "cookie"]
+_FUNCS = [
+    "parseSessionToken",
+    "lookupSession",
+    "verifySignature",
+    "refreshToken",
+    "loadUser",
+    "newStore",
+    "withTx",
+    "readClaims",
+    "signCookie",
+    "rotateKey",
+]
+_ARGS = ["raw", "id", "r.Header", "s.secret", "now", "opts", "name", "req.Context()"]
+_FILES = {
+    "go-modules": ["go.mod", "cmd/server/main.go"],
+    "drop-pkg-errors": ["internal/store/store.go", "internal/api/handlers.go"],
+    "session-tokens": [
+        "internal/auth/session.go",
+        "internal/auth/middleware.go",
+        "internal/auth/cookie.go",
+    ],
+    "tools-py312": ["tools/release.py", "tools/gen_openapi.py"],
+}
+
+
+def _hunk(rng: random.Random, lines: int) -> list[str]:
+    """One diff hunk of about ``lines`` changed lines of Go, made of small coherent edits."""
+    body: list[str] = []
+    while len(body) < lines:
+        edit = rng.choice(_GO_EDITS)
+        words = {
+            "v": rng.choice(_NAMES),
+            "f": rng.choice(_FUNCS),
+            "a": rng.choice(_ARGS),
+            "n": rng.randint(2, 30),
+        }
+        body += [line.format(**words) for line in edit]
+    removed = sum(1 for line in body if line.startswith("-"))
+    start = rng.randint(10, 400)
+    header = (
+        f"@@ -{start},{removed + 3} +{start},{len(body) - removed + 3} @@"
+        f" func (s *Store) {rng.choice(_FUNCS)}(ctx context.Context) error {{"
+    )
+    return [header, *body]
+
+
+def _patch_text(step: str, hunks: list[list[str]]) -> str:
+    """A unified diff of the step's files, the hunks spread over them in turn."""
+    files = _FILES.get(step, [f"internal/{step.split('-')[0]}/{step.replace('-', '_')}.go"])
+    text = []
+    for k, name in enumerate(files):
+        mine = hunks[k :: len(files)]
+        if mine:
+            text += [f"diff --git a/{name} b/{name}", f"--- a/{name}", f"+++ b/{name}"]
+            text += [line for hunk in mine for line in hunk]
+    return "\n".join(text) + "\n"
+
+
+def _changed_lines(patch: str) -> int:
+    return sum(
+        1
+        for line in patch.splitlines()
+        if line.startswith(("+", "-")) and not line.startswith(("+++ ", "--- "))
+    )
+
+
+def _go_test_output(rng: random.Random, failing: list[str]) -> str:
+    """`go test ./...` output naming ``failing`` (tests and build errors), with the durations,
+    line numbers and addresses that change on every run."""
+    tests: dict[str, list[str]] = {}
+    builds: dict[str, list[str]] = {}
+    for fid in failing:
+        body = fid.removeprefix("go:")
+        if "::" in body:
+            package, name = body.split("::")
+            tests.setdefault(package, []).append(name)
+        else:
+            path, message = body.split(":", 1)
+            builds.setdefault(f"{MODULE}/{path.rsplit('/', 1)[0]}", []).append(
+                f"{path}:{rng.randint(12, 300)}:{rng.randint(2, 40)}: {message}"
+            )
+    lines = []
+    for package in GO_PACKAGES:
+        if package in builds:
+            lines.append(f"# {package} [{package}.test]")
+            lines += builds[package]
+            lines.append(f"FAIL\t{package} [build failed]")
+        elif package in tests:
+            for name in sorted(tests[package]):
+                depth = name.count("/")
+                lines.append(f"{'    ' * depth}--- FAIL: {name} ({rng.uniform(0, 0.4):.2f}s)")
+                if depth or not any(t.startswith(f"{name}/") for t in tests[package]):
+                    lines.append(
+                        f"{'    ' * (depth + 1)}{package.rsplit('/', 1)[-1]}_test.go:"
+                        f"{rng.randint(20, 240)}: got <nil>, want error"
+                        f" (token at 0xc000{rng.getrandbits(24):06x})"
+                    )
+            lines.append("FAIL")
+            lines.append(f"FAIL\t{package}\t{rng.uniform(0.01, 1.5):.3f}s")
+        elif rng.random() < 0.5:
+            lines.append(f"ok  \t{package}\t(cached)")
+        else:
+            lines.append(f"ok  \t{package}\t{rng.uniform(0.01, 0.9):.3f}s")
+    lines.append("FAIL")
+    return "\n".join(lines) + "\n"
+
+
+def _pytest_output(rng: random.Random, failing: list[str]) -> str:
+    """`pytest -rA` output naming ``failing``, with a temp dir, seed and timings of its own."""
+    names = [fid.removeprefix("pytest:") for fid in failing]
+    passed = [
+        "tools/tests/test_release.py::test_tag_name",
+        "tools/tests/test_seed_db.py::test_connect",
+    ]
+    tmp = f"/tmp/pytest-of-ci/pytest-{rng.randint(3, 400)}"
+    lines = [
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.12.7, pytest-8.3.3, pluggy-1.5.0",
+        "rootdir: /home/ci/work/shop",
+        "configfile: pyproject.toml",
+        "plugins: randomly-3.15.0",
+        f"Using --randomly-seed={rng.getrandbits(32)}",
+        f"collected {len(names) + len(passed)} items",
+        "",
+        "=================================== FAILURES ===================================",
+    ]
+    for name in names:
+        test = name.split("::")[-1]
+        lines += [
+            f"{'_' * 20} {test} {'_' * 20}",
+            "",
+            f"tmp_path = PosixPath('{tmp}/{test[:30]}0')",
+            ">       assert load(tmp_path / 'out.json') == expected",
+            f"E       AssertionError: assert {{'at': '2026-11-28T0{rng.randint(0, 9)}:1{rng.randint(0, 9)}:00Z'}} == {{}}",
+            "",
+            f"{name.split('::')[0]}:{rng.randint(10, 200)}: AssertionError",
+        ]
+    lines.append("==================================== PASSES ====================================")
+    lines.append("=========================== short test summary info ============================")
+    lines += [f"PASSED {name}" for name in passed]
+    lines += [f"FAILED {name} - AssertionError: assert {{...}} == {{}}" for name in names]
+    lines.append(
+        f"========== {len(names)} failed, {len(passed)} passed in {rng.uniform(2, 9):.2f}s =========="
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _split_tokens(rng: random.Random, weights: list[float]) -> list[tuple[int, int]]:
+    """Split TOTAL_TOKENS over the attempts in proportion to ``weights``: (in, out) each."""
+    totals = [round(TOTAL_TOKENS * w / sum(weights)) for w in weights]
+    totals[-1] += TOTAL_TOKENS - sum(totals)
+    pairs = []
+    for total in totals:
+        out = round(total * rng.uniform(0.07, 0.13))
+        pairs.append((total - out, out))
+    return pairs
+
+
+def iteration_records(rng: random.Random, run_id: str, stuck: bool) -> list[dict[str, object]]:
+    """One coding loop over BACKLOG, as the seed tells it. Both runs spend TOTAL_TOKENS in 22
+    iterations. The converging one certifies nine steps, each failing set shrinking and each
+    patch smaller than the last; the stuck one certifies two, then holds the same nine failures
+    on session-tokens while its patch grows, its tool errors climb and its attempts cost more."""
+    plan = STUCK if stuck else CONVERGING
+    kind = "stuck" if stuck else "converging"
+    steps = [(BACKLOG[k], counts) for k, counts in enumerate(plan)]
+    n_iters = sum(len(counts) for _, counts in steps)
+    weights: list[float] = []
+    for (step, _), counts in steps:
+        for attempt in range(len(counts)):
+            thrashing = stuck and step == "session-tokens"
+            weights.append(
+                17_000 + 600 * attempt
+                if thrashing
+                else rng.uniform(6_500, 11_000)
+                if stuck
+                else rng.uniform(13_000, 21_000)
+            )
+    tokens = _split_tokens(rng, weights)
     records: list[dict[str, object]] = []
     iteration = 0
-    for number, step in enumerate(BACKLOG):
-        failing = sorted(
-            f"go:app/{step}::Test{step.title().replace('-', '')}{k}"
-            for k in range(rng.randint(2, 5))
-        )
-        stuck = thrashing and step == "auth-middleware"
-        attempts = 9 if stuck else rng.randint(1, 3)
-        patch = f"--- a/{step}.go\n+++ b/{step}.go\n+func {step.replace('-', '_')}() {{}}\n"
-        for attempt in range(1, attempts + 1):
+    for (step, check), counts in steps:
+        thrashing = stuck and step == "session-tokens"
+        universe = FAILING[step]
+        if thrashing:  # starts near 190 changed lines, grows by about 22 an attempt
+            hunks = [_hunk(rng, 18) for _ in range(10)]
+        else:  # starts larger than it ends: each attempt drops a hunk
+            hunks = [_hunk(rng, rng.randint(8, 16)) for _ in range(len(counts) + 2)]
+        failing: list[str] = []
+        for attempt, n in enumerate(counts, 1):
             iteration += 1
-            if stuck:
-                churn = ["go:app/auth-middleware::TestSessionExpiry"] if attempt % 2 else []
-                failing = sorted(set(failing[:2]) | set(churn))
-                patch += f"+// try {attempt}\n"
+            if thrashing:
+                failing = sorted(universe + (CHURN if n > len(universe) else []))
+                if attempt > 1:
+                    hunks.append(_hunk(rng, rng.randint(19, 25)))
+                    old = hunks[rng.randrange(len(hunks) - 1)]  # and touches up an earlier one
+                    old[-1] = (
+                        f"+\t// retry {attempt}: {rng.choice(_FUNCS)} keeps {rng.choice(_ARGS)}"
+                    )
             else:
-                keep = max(0, len(failing) - rng.randint(1, 3)) if attempt < attempts else 0
-                failing = failing[:keep]
+                failing = sorted(rng.sample(failing or universe, n)) if n else []
+                if attempt > 1:
+                    hunks.pop(rng.randrange(len(hunks)))
+            patch = _patch_text(step, hunks)
             certified = not failing
-            records.append(
+            tokens_in, tokens_out = tokens[iteration - 1]
+            calls = rng.randint(8, 13) + (attempt // 3 if thrashing else 0)
+            record: dict[str, object] = {
+                "run": run_id,
+                "iter": iteration,
+                "step": step,
+                "attempt": attempt,
+                "check": check,
+                "exit": 0 if certified else 1,
+                "secs": round(rng.uniform(3, 9) if "pytest" in check else rng.uniform(14, 70), 2),
+            }
+            if (kind, iteration) in RAW_OUTPUT or step == "tools-py312":
+                render = _pytest_output if step == "tools-py312" else _go_test_output
+                record["output"] = render(rng, failing)
+            else:
+                record["failing"] = failing
+                record["n_failing"] = len(failing)
+                record["normaliser"] = "pytest" if step == "tools-py312" else "go"
+            record.update(
                 {
-                    "run": run_id,
-                    "iter": iteration,
-                    "step": step,
-                    "attempt": attempt,
-                    "check": "go test ./..." if number % 2 == 0 else "go build ./...",
-                    "exit": 0 if certified else 1,
-                    "secs": round(rng.uniform(4, 40), 2),
-                    "failing": failing,
-                    "n_failing": len(failing),
-                    "patch_lines": patch.count("\n"),
+                    "patch_lines": _changed_lines(patch),
                     "patch": patch,
-                    "tool_calls": rng.randint(3, 12),
-                    "tool_errors": (attempt // 2 if stuck else rng.randint(0, 1)),
-                    "tokens_in": rng.randint(9000, 30000),
-                    "tokens_out": rng.randint(800, 4000),
-                    "usd": round(rng.uniform(0.05, 0.3), 4),
+                    "tool_calls": calls,
+                    "tool_errors": round(5 * (attempt - 1) / (len(counts) - 1))
+                    if thrashing
+                    else int(rng.random() < 0.2),
+                    "tokens_in": tokens_in,
+                    "tokens_out": tokens_out,
+                    "usd": round(tokens_in * PRICE_IN + tokens_out * PRICE_OUT, 4),
                     "certified": certified,
                 }
             )
-            if stuck and attempt == attempts:
-                break
-        if stuck:
-            break
+            records.append(record)
+    assert iteration == n_iters == 22
     return records
 
 
@@ -325,8 +634,8 @@ def main() -> None:
                 path.write_text(lines)
     folder = HERE / "iterations"
     folder.mkdir(exist_ok=True)
-    for name, thrashing in (("backlog-converging", False), ("backlog-thrashing", True)):
-        records = iteration_records(rng, f"2026-11-28/{name}", thrashing)
+    for name, stuck in (("backlog-converging", False), ("backlog-thrashing", True)):
+        records = iteration_records(rng, f"2026-11-28/{name}", stuck)
         (folder / f"{name}.jsonl").write_text(
             "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
         )

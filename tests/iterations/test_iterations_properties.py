@@ -1,4 +1,6 @@
-"""Hypothesis: the SQL agrees with a slow, independent pure-Python model on random loops.
+"""Hypothesis: the SQL agrees with a slow, independent pure-Python model on random loops, and
+the set laws (resolved | persisting = previous set, persisting | new = current set, the three
+pairwise disjoint) hold through the SQL path, including records loaded by the real ingest.
 
 The model re-derives everything from the raw records: previous-attempt sets, the LCS-based
 patch ratio (2 * LCS / (|a| + |b|), by dynamic programming), the stall/stretch rule of the
@@ -6,7 +8,9 @@ thrash signal, and the per-run aggregates."""
 
 from __future__ import annotations
 
+import tempfile
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reportgen.iterations import analyse
-from tests.iterations.helpers import in_memory
+from tests.iterations.helpers import in_memory, ingested
 
 IDS = ["f1", "f2", "f3", "f4", "f5"]
 K = 3
@@ -221,3 +225,74 @@ def test_thrash_and_run_aggregates(rows: list[dict[str, Any]]) -> None:
         assert step.thrash.flagged == w["thrash"]
         assert step.thrash.core_failing == w["core"]
         assert (step.thrash.failing_set == "unchanged") == w["unchanged"]
+
+
+TESTS = ["TestA", "TestB", "TestC", "TestD/sub", "TestE"]
+PKG = "example.com/m/p"
+
+
+def go_output(names: list[str], salt: int) -> str:
+    """`go test` output failing ``names`` (durations vary with ``salt``, as between reruns)."""
+    lines = [f"--- FAIL: {n} (0.{salt % 97:02d}s)" for n in sorted(set(names))]
+    lines += ["FAIL", f"FAIL\t{PKG}\t{salt % 13}.{salt % 7}1s"] if names else [f"ok  \t{PKG}\t0.1s"]
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def ingested_loops(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Iteration records as a harness writes them: each attempt's failing set given as ids, as
+    raw `go test` output, or unknown."""
+    records = []
+    for i in range(draw(st.integers(1, 10))):
+        names = draw(st.lists(st.sampled_from(TESTS), max_size=5))
+        record: dict[str, Any] = {
+            "run": "r",
+            "iter": i + 1,
+            "step": draw(st.sampled_from(["s1", "s2"])),
+            "attempt": i + 1,
+            "check": "go test ./...",
+        }
+        how = draw(st.sampled_from(["ids", "output", "output", "unknown"]))
+        if how == "ids":
+            record["failing"] = [f"go:{PKG}::{n}" for n in names]
+        elif how == "output":
+            record["output"] = go_output(names, draw(st.integers(0, 10_000)))
+        records.append(record)
+    return records
+
+
+@settings(max_examples=25, deadline=None)
+@given(ingested_loops())
+def test_set_laws_through_ingest(records: list[dict[str, Any]]) -> None:
+    """Through the real loader (raw output normalised at ingest, sets derived in SQL): resolved |
+    persisting == previous, persisting | new == current, pairwise disjoint, and known whenever
+    both sets are known."""
+    with tempfile.TemporaryDirectory() as tmp:
+        con = ingested(Path(tmp), records)
+        try:
+            (run,) = analyse(con)
+        finally:
+            con.close()
+    check_set_laws(run)
+    expected: dict[int, set[str] | None] = {}
+    for r in records:
+        if "failing" in r:
+            expected[r["iter"]] = set(r["failing"])
+        elif "output" in r:
+            names = {line.split()[2] for line in r["output"].splitlines() if "--- FAIL" in line}
+            expected[r["iter"]] = {f"go:{PKG}::{n}" for n in names}
+        else:
+            expected[r["iter"]] = None
+    for step in run.steps:
+        previous: set[str] | None = set()
+        for a in step.attempts:
+            current = expected[a.iter]
+            assert (None if a.failing is None else set(a.failing)) == current
+            if previous is not None and current is not None:
+                assert a.resolved is not None and a.persisting is not None and a.new is not None
+                assert set(a.resolved) == previous - current
+                assert set(a.persisting) == previous & current
+                assert set(a.new) == current - previous
+            else:
+                assert a.resolved is None and a.persisting is None and a.new is None
+            previous = current

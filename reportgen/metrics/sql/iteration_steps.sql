@@ -72,7 +72,7 @@ stretches AS (
         min(iter) FILTER (WHERE moved) AS anchor_iter,
         list(attempt ORDER BY step_seq) FILTER (WHERE NOT moved) AS attempts,
         list(iter ORDER BY step_seq) FILTER (WHERE NOT moved) AS iters,
-        CASE WHEN bool_and(failing = prev_failing) FILTER (WHERE NOT moved)
+        CASE WHEN bool_and(coalesce(failing = prev_failing, false)) FILTER (WHERE NOT moved)
             THEN 'unchanged' ELSE 'churning' END AS failing_set,
         any_value(n_failing_from) AS n_failing_from,
         any_value(n_failing_to) AS n_failing_to,
