@@ -15,10 +15,12 @@ from reportgen.archive import connect
 from reportgen.errors import UsageError
 from reportgen.resources import shipped_dir
 from reportgen.site import paths
-from reportgen.site.context import Link, Page
+from reportgen.site.context import LazyPage, Link, Page
 from reportgen.site.data import SiteData, load_site_data
 from reportgen.site.export import export_parquet
 from reportgen.site.pages_compare import Verdicts, compare_page, pair_pages
+from reportgen.site.pages_convergence import convergence_pages
+from reportgen.site.pages_iterations import iteration_pages
 from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
 from reportgen.site.pages_runs import run_pages, task_pages
 from reportgen.site.render import Renderer
@@ -83,8 +85,10 @@ def _nav(data: SiteData) -> list[Link]:
     return nav
 
 
-def all_pages(data: SiteData, build_time: str, verdicts: Verdicts | None = None) -> Iterable[Page]:
-    """Every page of the site, in a fixed order."""
+def all_pages(
+    data: SiteData, build_time: str, verdicts: Verdicts | None = None
+) -> Iterable[Page | LazyPage]:
+    """Every page of the site, in a fixed order (run and pair pages as lazy pages)."""
     nav = _nav(data)
     cps = suite_change_points(data)
     yield index_page(data, nav, cps, build_time)
@@ -94,6 +98,16 @@ def all_pages(data: SiteData, build_time: str, verdicts: Verdicts | None = None)
         yield from pair_pages(data, nav, verdicts)
     yield from task_pages(data, nav)
     yield from run_pages(data, nav)
+    yield from iteration_pages(data, nav)
+    yield from convergence_pages(data, nav)
+
+
+def _render_lazy(renderer: Renderer, lazy: LazyPage) -> dict[str, bytes]:
+    """Build a lazy page's context and render it."""
+    page = lazy.build()
+    if page.path != lazy.path or page.template != lazy.template:
+        raise RuntimeError(f"lazy page {lazy.path} built {page.path} ({page.template})")
+    return renderer.render(page)
 
 
 def _assets(writer: SiteWriter) -> None:
@@ -131,7 +145,11 @@ def build_site(
             if page.path in seen:
                 raise RuntimeError(f"two pages want the same path: {page.path}")
             seen.add(page.path)
-            writer.page(page.path, renderer.page_hash(page), partial(renderer.render, page))
+            if isinstance(page, LazyPage):
+                digest = renderer.inputs_hash(page.template, page.inputs)
+                writer.page(page.path, digest, partial(_render_lazy, renderer, page))
+            else:
+                writer.page(page.path, renderer.page_hash(page), partial(renderer.render, page))
         export_parquet(con, writer.tmp / "data")
         _assets(writer)
         writer.commit()

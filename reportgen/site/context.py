@@ -7,10 +7,13 @@ context holds everything its page shows and never anything that changes from bui
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from markupsafe import Markup
+
+from reportgen.site import fmt
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,31 @@ class StepView:
         if self.tokens_in is None and self.tokens_out is None:
             return None
         return (self.tokens_in or 0) + (self.tokens_out or 0)
+
+    # The two properties below pre-format a step's numbers for the long step tables (a Jinja
+    # expression per number dominated the build). fmt's output is digits, signs, separators,
+    # "$", "ms"/"s" and an en dash: nothing that needs escaping.
+    @property
+    def number_cells(self) -> Markup:
+        """The run page's tokens in, tokens out, cost and latency cells."""
+        cells = (
+            (self.tokens_in, fmt.num),
+            (self.tokens_out, fmt.num),
+            (self.cost_usd, fmt.usd),
+            (self.latency_ms, fmt.ms),
+        )
+        return Markup(
+            "".join(
+                f'<td class="n" data-sort="{fmt.sort_key(v)}">{show(v)}</td>' for v, show in cells
+            )
+        )
+
+    @property
+    def numbers_line(self) -> Markup:
+        """The comparison page's "tokens · cost · latency" line of a step."""
+        return Markup(
+            f"{fmt.num(self.tokens)} tok · {fmt.usd(self.cost_usd)} · {fmt.ms(self.latency_ms)}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +148,7 @@ class IndexPage(Page):
     suites: list[dict[str, Any]]
     nights: list[dict[str, Any]]
     compare: Link | None
+    loop_runs: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -130,6 +159,7 @@ class HistoryPage(Page):
     suite: str
     change_points: list[dict[str, Any]]
     table: list[dict[str, Any]]
+    convergence: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -154,6 +184,7 @@ class TaskPage(Page):
     task_id: str
     runs: list[dict[str, Any]]
     pairs: list[dict[str, Any]]
+    convergence: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -179,3 +210,15 @@ class PairPage(Page):
     rows: list[DiffRow]
     loops: list[LoopView]
     first_divergence: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class LazyPage:
+    """A page whose context is costly to build (run and pair pages): the build compares a hash
+    of ``inputs`` (everything the page is made from, as JSON-able data) with the previous
+    build's and calls ``build`` only when they differ."""
+
+    path: str
+    template: str
+    inputs: Any
+    build: Callable[[], Page]

@@ -13,6 +13,8 @@ from reportgen.metrics.divergence import pair_metrics
 from reportgen.metrics.pairing import Unpaired, pair_labels
 from reportgen.metrics.sql import load_sql
 from reportgen.site import paths
+from reportgen.site.pages_convergence import ConvergenceData, load_convergence
+from reportgen.site.pages_iterations import IterationData, load_iterations
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,9 @@ class SiteData:
     pairs: list[PairInfo]
     unpaired: list[Unpaired]
     pair_of_run: dict[str, PairInfo] = field(default_factory=dict)
+    step_hashes: dict[str, str] = field(default_factory=dict)
+    iterations: IterationData = field(default_factory=IterationData)
+    convergence: ConvergenceData = field(default_factory=ConvergenceData)
 
     @property
     def suites(self) -> list[str]:
@@ -54,6 +59,11 @@ class SiteData:
         """True when both labels have runs (so the comparison pages exist)."""
         labels = {r["label"] for r in self.runs}
         return self.baseline_label in labels and self.candidate_label in labels
+
+
+def asdict_shallow(info: PairInfo) -> dict[str, Any]:
+    """A pair's fields as a dict (values not copied)."""
+    return {name: getattr(info, name) for name in info.__dataclass_fields__}
 
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
@@ -111,6 +121,9 @@ def load_site_data(
         pairs=pairs,
         unpaired=unpaired,
     )
+    data.step_hashes = {r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes")}
+    data.iterations = load_iterations(con)
+    data.convergence = load_convergence(con)
     for info in pairs:
         data.pair_of_run[info.baseline_run_id] = info
         data.pair_of_run[info.candidate_run_id] = info

@@ -5,12 +5,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from functools import partial
 from statistics import fmean
 from typing import Any
 
 from reportgen.site import charts, fmt, paths
-from reportgen.site.context import ComparePage, DiffRow, Link, MetricRow, PairPage, StepView
-from reportgen.site.data import PairInfo, SiteData
+from reportgen.site.context import (
+    ComparePage,
+    DiffRow,
+    LazyPage,
+    Link,
+    MetricRow,
+    PairPage,
+    StepView,
+)
+from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
 
@@ -134,9 +143,9 @@ def _side_views(
 
 
 def pair_page(
-    data: SiteData, pair: PairInfo, nav: list[Link], verdicts: Verdicts | None
+    data: SiteData, pair: PairInfo, nav: list[Link], verdict: dict[str, bool] | None
 ) -> PairPage:
-    """The page of one pair."""
+    """The page of one pair; ``verdict`` is the gates' verdict per metric, if given."""
     m = pair.metrics
     diffs = m["step_diffs"]
     bviews = _side_views(data, pair, "baseline", diffs)
@@ -171,7 +180,7 @@ def pair_page(
             "candidate": run_view(cand),
         },
         metrics=_metrics(m, base, cand),
-        verdicts=verdicts(m) if verdicts is not None else None,
+        verdicts=verdict,
         rows=rows,
         loops=loops,
         first_divergence=first,
@@ -180,10 +189,27 @@ def pair_page(
 
 def pair_pages(
     data: SiteData, nav: list[Link], verdicts: Verdicts | None = None
-) -> Iterator[PairPage]:
-    """One page per compared pair."""
+) -> Iterator[LazyPage]:
+    """One page per compared pair, built only when its runs, metrics, verdicts or navigation
+    changed (the step diffs follow from the two runs' steps, which are hashed)."""
+    labels = (data.baseline_label, data.candidate_label)
     for pair in data.pairs:
-        yield pair_page(data, pair, nav, verdicts)
+        verdict = verdicts(pair.metrics) if verdicts is not None else None
+        inputs = {
+            "nav": nav,
+            "labels": labels,
+            "pair": {k: v for k, v in asdict_shallow(pair).items() if k != "metrics"},
+            "metrics": {k: v for k, v in pair.metrics.items() if k != "step_diffs"},
+            "runs": [data.runs_by_id[pair.baseline_run_id], data.runs_by_id[pair.candidate_run_id]],
+            "steps": [
+                data.step_hashes.get(pair.baseline_run_id),
+                data.step_hashes.get(pair.candidate_run_id),
+            ],
+            "verdict": verdict,
+            "text_limit": PAIR_TEXT_LIMIT,
+        }
+        build = partial(pair_page, data, pair, nav, verdict)
+        yield LazyPage(pair.path, PairPage.template, inputs, build)
 
 
 def night_rows(pair_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

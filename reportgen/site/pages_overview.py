@@ -12,6 +12,8 @@ from reportgen.site.changepoints import change_points
 from reportgen.site.context import HistoryPage, IndexPage, Link
 from reportgen.site.data import SiteData
 from reportgen.site.pages_compare import night_anchor, night_rows
+from reportgen.site.pages_convergence import convergence_history_charts, convergence_rows
+from reportgen.site.pages_iterations import loop_run_rows
 from reportgen.site.pages_runs import _pair_row
 
 Metric = tuple[str, str, str, bool, Callable[[float | None], str]]
@@ -97,10 +99,12 @@ def history_pages(
                 charts.nightly_lines(key, title, axis, _series(compared, key, "series"), marks)
                 for key, title, axis, _, _ in PAIR_METRICS
             ]
+        figures += convergence_history_charts(data, suite)
         pages.append(HistoryPage(
             path=paths.history_path(suite), title=f"History of {suite}", nav=nav, charts=figures,
             suite=suite, change_points=cps[suite],
             table=sorted(rows, key=lambda r: (r["batch"], r["label"]), reverse=True),
+            convergence=convergence_rows(data, suite),
         ))  # fmt: skip
     return pages
 
@@ -171,4 +175,5 @@ def index_page(
         regressions=regressions, attention=_attention(data),
         suites=[_suite_summary(data, s) for s in data.suites], nights=nights,
         compare=Link(f"{data.baseline_label} vs {data.candidate_label}", compare) if data.pairs else None,
+        loop_runs=loop_run_rows(data),
     )  # fmt: skip

@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterator
+from functools import partial
 from statistics import fmean
 from typing import Any
 
 from reportgen.site import charts, paths
-from reportgen.site.context import Link, RunPage, TaskPage
+from reportgen.site.context import LazyPage, Link, RunPage, TaskPage
 from reportgen.site.data import PairInfo, SiteData
 from reportgen.site.notes import render_notes
-from reportgen.site.steps import run_loops, step_views
+from reportgen.site.pages_convergence import convergence_rows
+from reportgen.site.pages_iterations import iteration_links
+from reportgen.site.steps import RUN_TEXT_LIMIT, run_loops, step_views
 
 _RUN_FIELDS = (
     "run_id", "suite", "label", "task_id", "batch", "trial", "started_at", "success", "reward",
@@ -50,35 +53,49 @@ def _related(data: SiteData, run: dict[str, Any], pair: PairInfo | None) -> list
         links.append(
             Link(f"{data.baseline_label} vs {data.candidate_label} on this night", pair.path)
         )
+    links += iteration_links(data, run["run_id"])
     return links
 
 
-def run_pages(data: SiteData, nav: list[Link]) -> Iterator[RunPage]:
-    """One page per run."""
+def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
+    """The page of one run."""
+    steps = data.steps.get(run["run_id"], [])
+    loops = run_loops(steps)
+    views = step_views(steps, loops=loops)
+    meta, notes = _meta(run["meta"])
+    view = run_view(run)
+    trial = f" · trial {run['trial']}" if run["trial"] else ""
+    task_href = paths.task_path(run["suite"], run["task_id"])
+    return RunPage(
+        path=view["href"],
+        title=f"{run['task_id']} · {run['label']} · {run['batch']}{trial}",
+        nav=nav,
+        crumbs=[
+            Link(run["suite"], paths.history_path(run["suite"])),
+            Link(run["task_id"], task_href),
+        ],
+        charts=[charts.step_timeline("timeline", views)] if views else [],
+        run=view,
+        meta=meta,
+        notes=render_notes(notes),
+        steps=views,
+        loops=loops,
+        related=_related(data, run, data.pair_of_run.get(run["run_id"])),
+    )
+
+
+def run_pages(data: SiteData, nav: list[Link]) -> Iterator[LazyPage]:
+    """One page per run, built only when its run row, steps, links or navigation changed."""
     for run in data.runs:
-        steps = data.steps.get(run["run_id"], [])
-        loops = run_loops(steps)
-        views = step_views(steps, loops=loops)
-        meta, notes = _meta(run["meta"])
-        view = run_view(run)
-        trial = f" · trial {run['trial']}" if run["trial"] else ""
-        task_href = paths.task_path(run["suite"], run["task_id"])
-        yield RunPage(
-            path=view["href"],
-            title=f"{run['task_id']} · {run['label']} · {run['batch']}{trial}",
-            nav=nav,
-            crumbs=[
-                Link(run["suite"], paths.history_path(run["suite"])),
-                Link(run["task_id"], task_href),
-            ],
-            charts=[charts.step_timeline("timeline", views)] if views else [],
-            run=view,
-            meta=meta,
-            notes=render_notes(notes),
-            steps=views,
-            loops=loops,
-            related=_related(data, run, data.pair_of_run.get(run["run_id"])),
-        )
+        inputs = {
+            "nav": nav,
+            "run": run,
+            "steps": data.step_hashes.get(run["run_id"]),
+            "related": _related(data, run, data.pair_of_run.get(run["run_id"])),
+            "text_limit": RUN_TEXT_LIMIT,
+        }
+        path = paths.run_path(run["suite"], run["task_id"], run["run_id"])
+        yield LazyPage(path, RunPage.template, inputs, partial(run_page, data, run, nav))
 
 
 def _pair_row(pair: PairInfo) -> dict[str, Any]:
@@ -144,6 +161,7 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
                     pairs_by_task[(suite, task_id)], key=lambda p: (p.batch, p.trial), reverse=True
                 )
             ],
+            convergence=convergence_rows(data, suite, task_id),
         )
 
 

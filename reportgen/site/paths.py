@@ -87,3 +87,27 @@ def rel(target: str, page: str) -> str:
     if path.endswith("/") and not url.endswith("/"):
         url += "/"
     return url + hash_ + anchor
+
+
+def _run_segment(run_id: str) -> str:
+    """``slug`` of a coding-loop run id, never containing ``..`` (which separates the two runs
+    of a side-by-side page)."""
+    segment = slug(run_id)
+    if ".." in segment:
+        segment = f"{segment.replace('.', '-')}-{_short_hash(run_id)}"
+    return segment
+
+
+def iterations_path(run_id: str) -> str:
+    """A coding-loop run's iteration page: ``iterations/<run>.html``."""
+    return _file("iterations", f"{_run_segment(run_id)}.html")
+
+
+def iterations_compare_path(run_a: str, run_b: str) -> str:
+    """Two coding-loop runs on the same backlog side by side: ``iterations/<a>..<b>.html``."""
+    return _file("iterations", f"{_run_segment(run_a)}..{_run_segment(run_b)}.html")
+
+
+def convergence_path(suite: str, label: str, task_id: str, batch: str) -> str:
+    """One group's convergence page: ``convergence/<suite>/<task>/<label>/<batch>.html``."""
+    return _file("convergence", slug(suite), slug(task_id), slug(label), f"{slug(batch)}.html")

@@ -10,7 +10,7 @@ import dataclasses
 import hashlib
 import json
 import posixpath
-from functools import partial
+from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +30,19 @@ CSP = (
 )
 
 
-def _fingerprint(*folders: Path) -> str:
-    """A hash of every template and static file: changing one re-renders every page."""
+def _fingerprint(*folders: Path, skip: tuple[str, ...] = ()) -> str:
+    """A hash of every file under ``folders`` (caches and names containing a word of ``skip``
+    aside): changing one re-renders every page."""
     digest = hashlib.sha256()
     for folder in folders:
-        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+        files = (
+            p
+            for p in folder.rglob("*")
+            if p.is_file()
+            and "__pycache__" not in p.parts
+            and not any(word in p.name for word in skip)
+        )
+        for file in sorted(files):
             digest.update(file.relative_to(folder).as_posix().encode())
             digest.update(file.read_bytes())
     return digest.hexdigest()
@@ -56,6 +64,16 @@ def chart_script(chart: Chart) -> str:
     return f"window.RG_CHARTS=window.RG_CHARTS||{{}};window.RG_CHARTS[{key}]={data};\n"
 
 
+@cache
+def _code_fingerprint() -> str:
+    """The fingerprint of the site code and the metrics it shows, taken once per process (the
+    code that runs is the code imported at start). Run and pair pages are keyed by their
+    inputs, not their contexts, so the code that turns inputs into pages is part of the key."""
+    code = Path(__file__).resolve().parent
+    metrics = _fingerprint(code.parent / "metrics", skip=("convergence", "iteration"))
+    return _fingerprint(code) + metrics
+
+
 class Renderer:
     """The configured Jinja environment plus the fingerprint of the shipped front end."""
 
@@ -71,13 +89,17 @@ class Renderer:
         )
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
-        self.env.filters["slug"] = paths.slug
-        self.fingerprint = _fingerprint(templates, shipped_dir("static"))
+        self.fingerprint = _fingerprint(templates, shipped_dir("static")) + _code_fingerprint()
+        self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
 
     def page_hash(self, page: Page) -> str:
         """A hash of everything a page's bytes depend on: its data and the front end."""
-        data = json.dumps(page, sort_keys=True, default=_jsonable)
-        text = f"{self.fingerprint}\n{page.template}\n{data}"
+        return self.inputs_hash(page.template, page)
+
+    def inputs_hash(self, template: str, inputs: Any) -> str:
+        """A hash of a page's template, its inputs (JSON-able data) and the front end."""
+        data = json.dumps(inputs, sort_keys=True, default=_jsonable)
+        text = f"{self.fingerprint}\n{template}\n{data}"
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def render(self, page: Page) -> dict[str, bytes]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from reportgen.metrics.trajectory import WASTED_STATUSES, detect_loops
@@ -17,8 +18,10 @@ RUN_TEXT_LIMIT = 6000
 PAIR_TEXT_LIMIT = 1200
 
 
+@lru_cache(maxsize=1 << 16)
 def payload_text(raw: str | None, limit: int) -> str:
-    """A payload (JSON text) as people read it: strings bare, other values indented JSON."""
+    """A payload (JSON text) as people read it: strings bare, other values indented JSON.
+    Cached: the same inputs and outputs recur across nights, labels and trials."""
     if raw is None:
         return ""
     try:

@@ -14,14 +14,14 @@ from reportgen.site import BuildReport, build_site
 
 BUILD_TIME = "2026-11-29T06:00:00Z"
 XSS = "<script>alert(1)</script>"
-IMG = '<img src=x onerror="alert(2)">'
+IMG = "<img src=x onerror=alert(1)>"
 TEXTAREA = "</textarea><b>bold?</b>"
-JS_LINK = "javascript:alert(3)"
+JS_LINK = "javascript:alert(1)"
 
 
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db, _report, _summary = run_demo(tmp_path_factory.mktemp("demo"))
+    db, _report, _summary = run_demo(tmp_path_factory.mktemp("demo"), site=False)
     return db
 
 
@@ -40,6 +40,7 @@ def hostile_run(label: str, trial: int = 0) -> dict[str, Any]:
         "suite": f"suite {IMG}",
         "trial": trial,
         "started_at": "2026-11-28T02:00:00Z",
+        "output": f"{XSS}{IMG}{TEXTAREA}",
         "meta": {
             "notes": f"[click me]({JS_LINK}) and [safe](https://example.com) {XSS} {IMG}",
             "url": JS_LINK,
