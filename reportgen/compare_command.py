@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from reportgen.archive import connect
 from reportgen.compare import Comparison, compare_labels, compare_paths
 from reportgen.errors import GateFailed, UsageError
-from reportgen.gates import find_config, resolve_thresholds
+from reportgen.gates import GATES, find_config, resolve_thresholds
 
 MaxDivergence = Annotated[
     float | None, typer.Option("--max-divergence", help="Fail when TDI > this.")
@@ -56,8 +56,12 @@ CandidateLabel = Annotated[
 ]
 
 
-def _flags(**values: float | None) -> dict[str, float | None]:
-    return values
+def gate_flags(options: dict[str, Any]) -> dict[str, float | None]:
+    """The gate thresholds among a command's options (``max_divergence`` -> ``divergence``),
+    so ``compare`` and ``gate`` read their shared flags in one place."""
+    return {
+        gate.name: options.get(gate.flag.removeprefix("--").replace("-", "_")) for gate in GATES
+    }
 
 
 def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, tree: bool) -> None:
@@ -123,15 +127,7 @@ def compare_command(
     """Compare a baseline with a candidate: two trace files or folders (BASELINE CANDIDATE), or
     two labels of an archive (--db). Exit 3 when a gate fails."""
     thresholds = resolve_thresholds(
-        _flags(
-            divergence=max_divergence,
-            wasted_effort=max_wasted_effort,
-            loops=max_loops,
-            recovery_ratio=max_recovery_ratio,
-            cost_delta=max_cost_delta,
-            token_delta=max_token_delta,
-            latency_delta=max_latency_delta,
-        ),
+        gate_flags(locals()),
         config or find_config(),
     )
     paths = [p for p in (baseline, candidate) if p is not None]
@@ -197,15 +193,7 @@ def gate_command(
     config_path = config or find_config()
     convergence_min, convergence_source = _min_convergence(min_convergence, config_path)
     thresholds = resolve_thresholds(
-        _flags(
-            divergence=max_divergence,
-            wasted_effort=max_wasted_effort,
-            loops=max_loops,
-            recovery_ratio=max_recovery_ratio,
-            cost_delta=max_cost_delta,
-            token_delta=max_token_delta,
-            latency_delta=max_latency_delta,
-        ),
+        gate_flags(locals()),
         config_path,
     )
     con = connect(db, read_only=True)
