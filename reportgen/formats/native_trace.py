@@ -42,10 +42,9 @@ class NativeTrace:
             _parents_precede,
         )
         self._check(con, "trace_check_runs", sources)
-        con.execute(load_sql("trace_unnest_steps"))
-        self._check(con, "trace_check_steps", sources)
         con.execute(load_sql("trace_runs"))
         con.execute(load_sql("trace_steps"))
+        self._check(con, "trace_check_steps", sources)
         con.execute("INSERT INTO stage_runs BY NAME SELECT * EXCLUDE (rid) FROM stage_trace_runs")
         con.execute(
             "INSERT INTO stage_outputs BY NAME SELECT run_id, suite, label, task_id, batch, trial,"
@@ -53,7 +52,6 @@ class NativeTrace:
         )
         for table in (
             "stage_trace_raw",
-            "stage_trace_steps_raw",
             "stage_trace_runs",
         ):
             con.execute(f"DROP TABLE {table}")

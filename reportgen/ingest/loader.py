@@ -193,6 +193,8 @@ def _load(
             con.execute(
                 f"CREATE OR REPLACE TEMP TABLE stage_{table} AS SELECT * FROM {table} LIMIT 0"
             )
+        # a format may flag bad steps while typing them (see trace_steps.sql)
+        con.execute("ALTER TABLE stage_steps ADD COLUMN problem VARCHAR")
         _stage_files(con, sources)
         groups: dict[str, list[SourceFile]] = defaultdict(list)
         by_name: dict[str, Format] = {}
@@ -255,7 +257,8 @@ def _write(
 ) -> dict[str, dict[str, int]]:
     """Move staged rows into the archive tables and record the files and the load."""
     for table in STAGE_TABLES:
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM stage_{table}")
+        extra = " EXCLUDE (problem)" if table == "steps" else ""
+        con.execute(f"INSERT INTO {table} BY NAME SELECT *{extra} FROM stage_{table}")
     per_file: dict[str, dict[str, int]] = {s.display: dict.fromkeys(COUNTED, 0) for s in sources}
     for table in ("runs", "iterations", "outputs"):
         for display, n in con.execute(

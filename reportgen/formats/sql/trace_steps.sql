@@ -1,6 +1,12 @@
--- Typed steps from staged traces (one row per step), in trajectory order, straight into the
--- generic stage table (no intermediate copy: this is the widest table of a load).
+-- Typed steps from staged traces (one row per step, in trajectory order), checked and typed in
+-- one pass straight into the generic stage table: `problem` names the first field a step breaks
+-- (NULL when it breaks none), and trace_check_steps.sql reports those. Bad values are read with
+-- TRY_CAST so that a bad step is reported, never a cast error.
 INSERT INTO stage_steps BY NAME
+WITH raw AS (
+    SELECT rid, unnest(steps, recursive := true), generate_subscripts(steps, 1) - 1 AS idx
+    FROM stage_trace_raw
+)
 SELECT
     r.run_id,
     CAST(s.idx AS INTEGER) AS idx,
@@ -10,11 +16,25 @@ SELECT
     rg_keys(s.input) AS input_keys,
     CASE WHEN rg_absent(s.output) THEN NULL ELSE s.output END AS output,
     CASE WHEN (s.status ->> '$') = 'success' THEN 'ok' ELSE s.status ->> '$' END AS status,
-    CAST(s.tokens_in AS BIGINT) AS tokens_in,
-    CAST(s.tokens_out AS BIGINT) AS tokens_out,
-    CAST(s.cost_usd AS DOUBLE) AS cost_usd,
-    CAST(s.latency_ms AS DOUBLE) AS latency_ms,
-    rg_time(s.started_at) AS started_at,
-    CAST(s.parent AS INTEGER) AS parent
-FROM stage_trace_steps_raw AS s
+    TRY_CAST(s.tokens_in AS BIGINT) AS tokens_in,
+    TRY_CAST(s.tokens_out AS BIGINT) AS tokens_out,
+    TRY_CAST(s.cost_usd AS DOUBLE) AS cost_usd,
+    TRY_CAST(s.latency_ms AS DOUBLE) AS latency_ms,
+    TRY_CAST(s.started_at ->> '$' AS TIMESTAMPTZ) AS started_at,
+    TRY_CAST(s.parent AS INTEGER) AS parent,
+    CASE
+        WHEN rg_absent(s.type) OR rg_bad_text(s.type) THEN 'type'
+        WHEN rg_absent(s.action) OR rg_bad_text(s.action) THEN 'action'
+        WHEN rg_absent(s.status) OR json_type(s.status) <> 'VARCHAR'
+             OR (s.status ->> '$') NOT IN ('ok', 'success', 'error', 'retry', 'abandoned')
+            THEN 'status'
+        WHEN rg_bad_count(s.tokens_in) THEN 'tokens_in'
+        WHEN rg_bad_count(s.tokens_out) THEN 'tokens_out'
+        WHEN rg_bad_amount(s.cost_usd) THEN 'cost_usd'
+        WHEN rg_bad_amount(s.latency_ms) THEN 'latency_ms'
+        WHEN rg_bad_time(s.started_at) THEN 'started_at'
+        WHEN rg_bad_count(s.parent) OR (NOT rg_absent(s.parent) AND TRY_CAST(s.parent AS BIGINT) >= s.idx)
+            THEN 'parent'
+    END AS problem
+FROM raw AS s
 JOIN stage_trace_runs AS r ON r.rid = s.rid
