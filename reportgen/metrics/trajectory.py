@@ -1,9 +1,9 @@
 """Divergence metrics for one baseline/candidate pair of step sequences.
 
 Pure functions over small dataclasses: step signatures, LCS length and alignment, TDI, WEI,
-recovery windows (RSR), loops, resource deltas and the aligned step diff. The SQL path
-(``divergence.pair_metrics``) computes the same numbers for many pairs at once; these functions
-are the reference it is tested against and what the UDFs call per row.
+recovery windows (RSR), loops, resource deltas and the aligned step diff. The archive path
+(``divergence.pair_metrics``: SQL plus the vectorised kernels of ``udfs``) computes the same
+numbers for many pairs at once; these functions are the slow reference it is tested against.
 """
 
 from __future__ import annotations

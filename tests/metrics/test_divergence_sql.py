@@ -206,3 +206,43 @@ def test_success_status_stored_as_given(con: duckdb.DuckDBPyConnection) -> None:
     got = pair_metrics(con, [("p", "t", "a", "b")])[0]
     assert got["step_diffs"][0]["status"] == "matched"
     assert got["candidate_wei"] == 0.0
+
+
+def test_unexpected_statuses_compare_exactly(con: duckdb.DuckDBPyConnection) -> None:
+    """Statuses outside ok/success/error/retry/abandoned are compared by their spelling."""
+    runs = {
+        "b": Run((Step("t", "a", status="weird"), Step("t", "b", status="odd"), Step("t", "c"))),
+        "c": Run((Step("t", "a", status="weird"), Step("t", "b", status="weird"), Step("t", "c"))),
+    }
+    check_pairs(con, runs, [("b", "c"), ("c", "b"), ("b", "b")])
+
+
+def test_step_indices_with_gaps(con: duckdb.DuckDBPyConnection) -> None:
+    """Steps are taken in idx order even when the indices are not 0..n-1."""
+    rng = random.Random(5)
+    runs = {
+        f"r{i}": Run(
+            tuple(
+                Step(
+                    "tool_call",
+                    rng.choice("ab"),
+                    {"k": rng.randrange(2)},
+                    status=rng.choice(["ok", "error"]),
+                )
+                for _ in range(rng.randrange(1, 12))
+            )
+        )
+        for i in range(6)
+    }
+    insert_runs(con, runs)
+    con.execute("UPDATE steps SET idx = idx * 3 + 1")
+    pairs = [("r0", "r1"), ("r2", "r3"), ("r4", "r5"), ("r1", "r1")]
+    got = pair_metrics(con, [Pair(f"p{i}", "t", b, c) for i, (b, c) in enumerate(pairs)])
+    for (b, c), result in zip(pairs, got, strict=True):
+        assert metrics_only(result) == compare_pair(runs[b], runs[c])
+
+
+def test_runs_without_steps(con: duckdb.DuckDBPyConnection) -> None:
+    """Runs with no steps at all, next to runs with steps."""
+    runs = {"e": Run(()), "f": Run((), cost_usd=2.0), "s": CASES[0].candidate}
+    check_pairs(con, runs, [("e", "e"), ("e", "s"), ("s", "e"), ("f", "s"), ("s", "f")])

@@ -129,7 +129,7 @@ steps_strategy = st.lists(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(small_seq, small_seq)
 def test_lcs_and_alignment_equal_full_table(a: list[int], b: list[int]) -> None:
     """LCS length and alignment equal the full-table DP and traceback."""
@@ -148,7 +148,7 @@ def test_alignment_on_long_sequences(a: list[int], b: list[int]) -> None:
     assert lcs_length(a, b) == slow_table(a, b)[len(a)][len(b)]
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(0, 2), max_size=40), st.data())
 def test_loops_equal_naive_scan(sigs: list[int], data: st.DataObject) -> None:
     """Loop blocks and stagnancy equal the try-every-length scan."""
@@ -161,7 +161,7 @@ def test_loops_equal_naive_scan(sigs: list[int], data: st.DataObject) -> None:
     assert got == slow_loops(sigs, list(zip(inputs, outputs, strict=True)))
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(steps_strategy, steps_strategy)
 def test_compare_pair_equals_slow_versions(base: list[Step], cand: list[Step]) -> None:
     """Every metric of compare_pair equals its slow recomputation."""

@@ -1,52 +1,42 @@
--- step_signatures: one row per step of every run in `pair_runs` (grain: run_id, idx).
---   sig_id     dense integer id of the step signature (type, action, sorted top-level input
---              keys): equal ids <=> equivalent steps, the match rule of the LCS (TDI, alignment).
---   payload_id dense integer id of the (input, output) JSON text, absent = JSON null: equal ids
---              <=> same input and output (stagnant loops; matched vs modified diffs).
---   wasted     status is error, retry or abandoned (WEI; opens a recovery window).
--- Ids are numbered over the distinct values (a hash aggregate and a join): only equality
--- matters, and this is several times faster than dense_rank() over a sort of every step.
+-- step_signatures: the steps of every run in `pair_runs`, grouped by step signature and then by
+-- payload (grain: distinct signature). Grouping numbers the values exactly (no hash stands
+-- for a signature or a payload; see payload_groups for the one derived column):
+--   action    the signature's action (labels diff rows and loops)
+--   payloads  per distinct (input, output) JSON text under this signature (absent = JSON
+--             null), the steps that carry it, each as rn * 2^32 + idx
+-- The signature is (type, action, sorted top-level input keys): steps match in the LCS (TDI,
+-- alignment) exactly when they share a row here. Two steps are in the same payload group
+-- exactly when they have the same signature and payload; the metrics only ever compare the
+-- payloads of steps with equal signatures (matched diff rows, repeats of a loop), so the group
+-- serves as the payload's id.
 WITH scoped AS (
     SELECT
-        s.run_id,
-        s.idx,
         s.type,
         s.action,
         s.input_keys,
-        CASE WHEN s.status = 'success' THEN 'ok' ELSE s.status END AS status,
         coalesce(CAST(s.input AS VARCHAR), 'null') AS input_text,
-        coalesce(CAST(s.output AS VARCHAR), 'null') AS output_text
+        coalesce(CAST(s.output AS VARCHAR), 'null') AS output_text,
+        CAST(pr.rn AS BIGINT) * 4294967296 + s.idx AS step
     FROM steps AS s
     INNER JOIN pair_runs AS pr ON pr.run_id = s.run_id
 ),
 
-signatures AS (
+-- input_keys is derived from input (its sorted top-level keys), so within one payload group
+-- it is one list; grouping by its hash rather than the list itself halves the cost of this
+-- query (list comparisons are slow), and still separates two different key lists unless the
+-- archive is inconsistent and their 64-bit hashes collide as well.
+payload_groups AS (
     SELECT
-        d.type,
-        d.action,
-        d.input_keys,
-        CAST(row_number() OVER () AS INTEGER) AS sig_id
-    FROM (SELECT DISTINCT type, action, input_keys FROM scoped) AS d
-),
-
-payloads AS (
-    SELECT
-        d.input_text,
-        d.output_text,
-        CAST(row_number() OVER () AS INTEGER) AS payload_id
-    FROM (SELECT DISTINCT input_text, output_text FROM scoped) AS d
+        type,
+        action,
+        any_value(input_keys) AS input_keys,
+        list(step) AS steps
+    FROM scoped
+    GROUP BY type, action, hash(input_keys), input_text, output_text
 )
 
 SELECT
-    sc.run_id,
-    sc.idx,
-    sc.action,
-    sc.status,
-    sc.status IN ('error', 'retry', 'abandoned') AS wasted,
-    sg.sig_id,
-    pl.payload_id
-FROM scoped AS sc
-INNER JOIN signatures AS sg
-    ON sg.type = sc.type AND sg.action = sc.action AND sg.input_keys = sc.input_keys
-INNER JOIN payloads AS pl
-    ON pl.input_text = sc.input_text AND pl.output_text = sc.output_text
+    any_value(action) AS action,
+    list(steps) AS payloads
+FROM payload_groups
+GROUP BY type, action, input_keys

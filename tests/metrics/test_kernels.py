@@ -1,0 +1,178 @@
+"""The vectorised kernels (reportgen.metrics.udfs) equal the per-sequence references exactly.
+
+Many sequences go through one call, as pair_metrics sends them; the chunking, the match-table
+mode and the loop fallback are forced both ways so every branch meets the references.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reportgen.metrics import udfs
+from reportgen.metrics.trajectory import align_ids, detect_loops, lcs_length, recovery_flags
+
+from .test_trajectory_properties import slow_align, slow_loops, slow_recovery
+
+seqs = st.lists(st.lists(st.integers(0, 3), max_size=30), min_size=1, max_size=12)
+long_seqs = st.lists(st.lists(st.integers(0, 6), min_size=50, max_size=150), max_size=4)
+
+
+def flat(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Values and offsets of a list of sequences."""
+    off = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=off[1:])
+    return np.array([v for r in rows for v in r], dtype=np.int64), off
+
+
+@contextmanager
+def forced(**constants: int) -> Iterator[None]:
+    """Temporarily override module constants of udfs."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in constants.items():
+            mp.setattr(udfs, name, value)
+        yield
+
+
+MODES = [
+    {},
+    {"CHUNK_BYTES": 1},  # one pair per chunk
+    {"DIRECT_TABLE_BYTES_PER_PAIR": 0},  # (pair, symbol) keys numbered by np.unique
+    {"LOOP_PAIR_MIN": 0, "LOOP_PAIR_FACTOR": 0},  # every loop scan through the fallback
+]
+
+
+def check_alignments(a_rows: list[list[int]], b_rows: list[list[int]]) -> None:
+    """align_batch over all pairs equals align_ids, the full-table traceback and the LCS."""
+    a_vals, a_off = flat(a_rows)
+    b_vals, b_off = flat(b_rows)
+    for mode in MODES[:3]:
+        with forced(**mode):
+            got = udfs.align_batch(a_vals, a_off, b_vals, b_off)
+        for p, (a, b) in enumerate(zip(a_rows, b_rows, strict=True)):
+            lo, hi = got.row_off[p], got.row_off[p + 1]
+            rows = [
+                (None if x < 0 else int(x), None if y < 0 else int(y))
+                for x, y in zip(got.b[lo:hi], got.c[lo:hi], strict=True)
+            ]
+            assert rows == align_ids(a, b) == slow_align(a, b), mode
+            assert got.lcs[p] == lcs_length(a, b)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seqs, st.data())
+def test_align_batch_equals_reference(a_rows: list[list[int]], data: st.DataObject) -> None:
+    """Short sequences over a small alphabet (many ties in the traceback)."""
+    b_rows = data.draw(
+        st.lists(
+            st.lists(st.integers(0, 3), max_size=30), min_size=len(a_rows), max_size=len(a_rows)
+        )
+    )
+    check_alignments(a_rows, b_rows)
+
+
+@settings(max_examples=30, deadline=None)
+@given(long_seqs, st.data())
+def test_align_batch_multiword(a_rows: list[list[int]], data: st.DataObject) -> None:
+    """Candidates longer than a machine word: carries cross words."""
+    b_rows = data.draw(
+        st.lists(
+            st.lists(st.integers(0, 6), min_size=60, max_size=200),
+            min_size=len(a_rows),
+            max_size=len(a_rows),
+        )
+    )
+    check_alignments(a_rows, b_rows)
+
+
+def test_align_batch_all_ones_words() -> None:
+    """Identical long runs of one symbol: rows with full words, carries through every word."""
+    rows = [[7] * 200, [7] * 64, [7] * 128, [1, 7] * 70]
+    check_alignments(rows, [[7] * 190, [7] * 129, [7] * 64, [7, 1] * 66])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=25), max_size=10))
+def test_recovery_batch_equals_walk(rows: list[list[tuple[bool, bool]]]) -> None:
+    """The running-maximum form of the RSR walk equals recovery_flags on every sequence."""
+    wasted, off = flat([[int(w) for w, _ in r] for r in rows])
+    aligned, _ = flat([[int(a) for _, a in r] for r in rows])
+    rec, unrec = udfs.recovery_batch(wasted.astype(bool), aligned.astype(bool), off)
+    for k, r in enumerate(rows):
+        expected = recovery_flags([w for w, _ in r], [a for _, a in r])
+        assert (rec[k], unrec[k]) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), max_size=25), max_size=6), st.data())
+def test_recovery_batch_on_alignments(a_rows: list[list[int]], data: st.DataObject) -> None:
+    """RSR from aligned flags equals the slow walk over the diff rows (both sides)."""
+    b_rows = data.draw(
+        st.lists(
+            st.lists(st.integers(0, 3), max_size=25), min_size=len(a_rows), max_size=len(a_rows)
+        )
+    )
+    for a, b in zip(a_rows, b_rows, strict=True):
+        rows = slow_align(a, b)
+        for side, seq in ((0, a), (1, b)):
+            wasted = [x == 0 for x in seq]
+            aligned = [False] * len(seq)
+            for row in rows:
+                if row[0] is not None and row[1] is not None:
+                    idx = row[side]
+                    assert idx is not None
+                    aligned[idx] = True
+            w, off = flat([[int(x) for x in wasted]])
+            al, _ = flat([[int(x) for x in aligned]])
+            rec, unrec = udfs.recovery_batch(w.astype(bool), al.astype(bool), off)
+            assert (rec[0], unrec[0]) == slow_recovery(rows, wasted, side)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2), max_size=40), max_size=8), st.data())
+def test_loops_batch_equals_scan(sig_rows: list[list[int]], data: st.DataObject) -> None:
+    """Loops (start, length, iterations, stagnant) of every sequence equal the naive scan."""
+    pay_rows = [
+        data.draw(st.lists(st.integers(0, 1), min_size=len(r), max_size=len(r))) for r in sig_rows
+    ]
+    sigs, off = flat(sig_rows)
+    pays, _ = flat(pay_rows)
+    for mode in (MODES[0], MODES[3]):
+        with forced(**mode):
+            got = udfs.loops_batch(sigs, pays, off)
+        per: list[list[tuple[int, int, int, bool]]] = [[] for _ in sig_rows]
+        for s, start, k, c, stag in zip(
+            got.seq, got.start, got.length, got.iterations, got.stagnant, strict=True
+        ):
+            per[s].append((int(start), int(k), int(c), bool(stag)))
+        for k, (sig, pay) in enumerate(zip(sig_rows, pay_rows, strict=True)):
+            expected = [
+                (lp.start_index, lp.length, lp.iterations, lp.stagnant)
+                for lp in detect_loops(sig, pay, pay)
+            ]
+            assert per[k] == expected == slow_loops(sig, [(p, p) for p in pay]), mode
+
+
+def test_loops_long_periods_and_fallback() -> None:
+    """Long blocks, blocks inside blocks, and one symbol repeated past the pair cap."""
+    rows = [
+        list(range(30)) * 3 + [99],
+        [1, 2, 1, 2, 1, 3, 1, 2, 1, 2, 1, 3],
+        [5] * 5000,
+        [0, 1, 0, 0, 1, 0, 0, 1, 0, 2],
+    ]
+    sigs, off = flat(rows)
+    got = udfs.loops_batch(sigs, sigs, off)
+    per: list[list[tuple[int, int, int]]] = [[] for _ in rows]
+    for s, start, k, c in zip(got.seq, got.start, got.length, got.iterations, strict=True):
+        per[s].append((int(start), int(k), int(c)))
+    for k, row in enumerate(rows):
+        assert per[k] == [
+            (lp.start_index, lp.length, lp.iterations) for lp in detect_loops(row, row, row)
+        ]
+    assert per[2] == [(0, 1, 5000)]
