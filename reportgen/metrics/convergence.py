@@ -10,6 +10,7 @@ the gate and the site. See docs/convergence.md.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import duckdb
@@ -43,8 +44,12 @@ __all__ = [
 def group_convergence(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Per group, the group keys plus a dict shaped exactly like ``score_runs`` returns."""
     members = read_members(con)
-    scores = score_groups(members.table.column("output"), members.sizes)
+    scores = score_groups(members.table.column("output"), members.sizes, workers=_WORKERS)
     return scores.keyed_records(members.keys())
+
+
+# Chunks are scored on this many threads (numpy and Arrow release the GIL).
+_WORKERS = min(2, os.cpu_count() or 1)
 
 
 def group_convergence_sql(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
