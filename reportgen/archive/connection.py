@@ -12,7 +12,7 @@ from reportgen.errors import InputError
 
 DEFAULT_DB = "reportgen.duckdb"
 SCHEMA_VERSION = "1"
-TABLES = ("runs", "steps", "iterations", "outputs", "files", "loads")
+TABLES = ("runs", "steps", "iterations", "outputs", "files", "loads", "suite_notes")
 
 
 def connect(

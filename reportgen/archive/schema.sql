@@ -120,3 +120,12 @@ CREATE TABLE IF NOT EXISTS outputs (
     source_file  VARCHAR NOT NULL,
     content_hash VARCHAR NOT NULL
 );
+
+-- One row per (suite, README.md) found in an ingested folder: Markdown notes about a suite,
+-- shown on its pages. A folder's README applies to the suites of the runs loaded from it.
+CREATE TABLE IF NOT EXISTS suite_notes (
+    suite        VARCHAR NOT NULL,
+    path         VARCHAR NOT NULL,
+    text         VARCHAR NOT NULL,
+    content_hash VARCHAR NOT NULL
+);

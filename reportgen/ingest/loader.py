@@ -21,6 +21,7 @@ from reportgen.formats.registry import detect_format, get_format
 from reportgen.formats.source import SourceFile, discover, measure
 from reportgen.formats.sql import load_sql
 from reportgen.ingest.conflicts import check_conflicts
+from reportgen.ingest.notes import find_notes, stage_notes
 
 ProgressHook = Callable[[str, int, int], None]
 """Called as ``hook(phase, done, total)`` while a load runs."""
@@ -83,7 +84,9 @@ def ingest(
             raise error
         bad.append(error)
 
+    paths = list(paths)
     found = discover(paths)
+    notes = find_notes(paths)
     sources: list[SourceFile] = []
     for done, (path, display) in enumerate(found, start=1):
         try:
@@ -109,7 +112,7 @@ def ingest(
         while fresh:
             report.notices.clear()
             try:
-                _load(con, fresh, formats, options, replace, run_id_prefix, report, hook)
+                _load(con, fresh, formats, options, replace, run_id_prefix, report, hook, notes)
                 break
             except InputError as error:
                 if not skip_invalid or error.path not in {s.display for s in fresh}:
@@ -184,6 +187,7 @@ def _load(
     run_id_prefix: str,
     report: IngestReport,
     hook: ProgressHook,
+    notes: list[Path],
 ) -> None:
     """Stage every source by format, check, and write everything in one transaction."""
     con.execute("BEGIN TRANSACTION")
@@ -209,6 +213,7 @@ def _load(
             for table in STAGE_TABLES:
                 con.execute(f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix})
         replaced = check_conflicts(con, sources, replace)
+        stage_notes(con, notes, sources)
         hook("writing", 0, 1)
         load_id = uuid.uuid4().hex
         per_file = _write(con, load_id, sources, formats, replaced, run_id_prefix)

@@ -160,6 +160,7 @@ class HistoryPage(Page):
     change_points: list[dict[str, Any]]
     table: list[dict[str, Any]]
     convergence: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[Markup] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

@@ -48,6 +48,7 @@ class SiteData:
     step_hashes: dict[str, str] = field(default_factory=dict)
     iterations: IterationData = field(default_factory=IterationData)
     convergence: ConvergenceData = field(default_factory=ConvergenceData)
+    suite_notes: dict[str, list[str]] = field(default_factory=dict)  # suite -> Markdown texts
 
     @property
     def suites(self) -> list[str]:
@@ -101,6 +102,20 @@ def _pairs(
     return infos, pairing.unpaired
 
 
+def _suite_notes(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """Each suite's README notes (archives made before notes existed have none)."""
+    exists = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'suite_notes'"
+    ).fetchall()[0][0]
+    notes: dict[str, list[str]] = defaultdict(list)
+    if exists:
+        for suite, text in con.execute(
+            "SELECT suite, text FROM suite_notes ORDER BY suite, path"
+        ).fetchall():
+            notes[suite].append(text)
+    return dict(notes)
+
+
 def load_site_data(
     con: duckdb.DuckDBPyConnection, baseline_label: str, candidate_label: str
 ) -> SiteData:
@@ -122,6 +137,7 @@ def load_site_data(
         unpaired=unpaired,
     )
     data.step_hashes = {r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes")}
+    data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)
     for info in pairs:

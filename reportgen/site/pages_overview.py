@@ -11,6 +11,7 @@ from reportgen.site import charts, fmt, paths
 from reportgen.site.changepoints import change_points
 from reportgen.site.context import HistoryPage, IndexPage, Link
 from reportgen.site.data import SiteData
+from reportgen.site.notes import render_notes
 from reportgen.site.pages_compare import night_anchor, night_rows
 from reportgen.site.pages_convergence import convergence_history_charts, convergence_rows
 from reportgen.site.pages_iterations import loop_run_rows
@@ -105,6 +106,7 @@ def history_pages(
             suite=suite, change_points=cps[suite],
             table=sorted(rows, key=lambda r: (r["batch"], r["label"]), reverse=True),
             convergence=convergence_rows(data, suite),
+            notes=[n for n in map(render_notes, data.suite_notes.get(suite, [])) if n is not None],
         ))  # fmt: skip
     return pages
 
