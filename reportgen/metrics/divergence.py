@@ -173,10 +173,9 @@ def _scatter(values: npt.NDArray[Any], pos: IntArray) -> npt.NDArray[Any]:
     return out
 
 
-def _signatures(
-    con: duckdb.DuckDBPyConnection, runs: int
-) -> tuple[IntArray, IntArray, IntArray, Any]:
-    """Run offsets, signature and payload ids of every step, and each signature's action."""
+def _signatures(con: duckdb.DuckDBPyConnection, runs: int) -> _Steps:
+    """Every step's signature and payload ids, status code and action, by run
+    (``sql/step_signatures.sql``; other statuses are all 4 here, see :func:`_spell`)."""
     table = con.sql(load_sql("step_signatures")).to_arrow_table()
     groups = table["payloads"].combine_chunks()
     per_sig = _np(pc.list_value_length(groups)).astype(np.int64)
@@ -186,33 +185,35 @@ def _signatures(
     sig_of_group = np.repeat(np.arange(per_sig.size, dtype=np.int64), per_sig)
     sig = np.repeat(sig_of_group, per_group)
     payload = np.repeat(np.arange(per_group.size, dtype=np.int64), per_group)
-    off, pos = _placement(step >> 32, step & 0xFFFF_FFFF, runs)
+    off, pos = _placement(step >> 35, step & 0xFFFF_FFFF, runs)
     names = np.asarray(table["action"].to_numpy(zero_copy_only=False), dtype=object)
-    return off, _scatter(sig, pos), _scatter(payload, pos), names
+    sig = _scatter(sig, pos)
+    status = _scatter((step >> 32) & 7, pos)
+    wasted = (status >= _WASTED_CODES[0]) & (status <= _WASTED_CODES[-1])
+    return _Steps(off, sig, _scatter(payload, pos), status, wasted, names[sig])
 
 
-def _load(
-    con: duckdb.DuckDBPyConnection,
-    runs: pa.Table,
-    signatures: tuple[IntArray, IntArray, IntArray, Any],
-) -> tuple[_Steps, _Totals]:
-    """Fetch the other per-step facts of the staged runs once; build the per-run arrays and
-    the totals (``signatures``: what :func:`_signatures` gave)."""
+def _spell(con: duckdb.DuckDBPyConnection, steps: _Steps) -> _Steps:
+    """``steps`` with each status other than the five known ones numbered by its spelling
+    (4 + dense code), so that equal codes mean equal statuses."""
+    runs = steps.off.size - 1
+    spelled = con.sql(load_sql("pair_metrics"), params={"spell": True}).to_arrow_table()
+    _, pos_s = _placed(spelled, runs)
+    codes = _scatter(dense_codes(spelled["status_text"].combine_chunks()), pos_s)
+    status = np.where(steps.status == _OTHER_STATUS, _OTHER_STATUS + codes, steps.status)
+    return _Steps(steps.off, steps.sig, steps.payload, status, steps.wasted, steps.label)
+
+
+def _load(con: duckdb.DuckDBPyConnection, runs: pa.Table, steps: _Steps) -> _Totals:
+    """Fetch the other per-step facts of the staged runs once and resolve the run totals
+    (``steps``: what :func:`_signatures` gave)."""
     n_runs = runs.num_rows
-    off, sig, payload, names = signatures
+    off, wasted = steps.off, steps.wasted
     table = con.sql(load_sql("pair_metrics"), params={"spell": False}).to_arrow_table()
     off_b, pos = _placed(table, n_runs)
     rn = _np(table["rn"]).astype(np.int64)
     if not np.array_equal(off, off_b):
         raise RuntimeError("steps changed while the metrics read them")
-    status = _scatter(_np(table["status_code"]).astype(np.int64), pos)
-    if bool((status == _OTHER_STATUS).any()):  # unexpected statuses: number their spellings
-        spelled = con.sql(load_sql("pair_metrics"), params={"spell": True}).to_arrow_table()
-        _, pos_s = _placed(spelled, n_runs)
-        codes = _scatter(dense_codes(spelled["status_text"].combine_chunks()), pos_s)
-        status = np.where(status == _OTHER_STATUS, _OTHER_STATUS + codes, status)
-    wasted = (status >= _WASTED_CODES[0]) & (status <= _WASTED_CODES[-1])
-    steps = _Steps(off, sig, payload, status, wasted, names[sig])
 
     def from_steps(name: str, fill: Any, fold: bool) -> tuple[npt.NDArray[Any], BoolArray]:
         col = table[name]
@@ -235,7 +236,7 @@ def _load(
     t_out, t_out_k = resolve("tokens_out", 0, fold=False)
     cost, cost_k = resolve("cost_usd", 0.0, fold=True)
     lat, lat_k = resolve("latency_ms", 0.0, fold=True)
-    totals = _Totals(
+    return _Totals(
         n_steps=np.diff(off),
         n_wasted=_run_sum(wasted.astype(np.int64), off),
         tokens=np.where(t_in_k, t_in, 0).astype(np.int64)
@@ -246,7 +247,6 @@ def _load(
         latency=lat.astype(np.float64),
         latency_known=lat_k,
     )
-    return steps, totals
 
 
 # --------------------------------------------------------------------------- all pairs at once
@@ -275,18 +275,18 @@ def _percent(
     return values, [r or None for r in reason.tolist()]
 
 
-def _metrics(
-    steps: _Steps, totals: _Totals, b_run: IntArray, c_run: IntArray, al: Alignments
+def _step_metrics(
+    steps: _Steps, b_run: IntArray, c_run: IntArray, al: Alignments
 ) -> dict[str, Any]:
-    """Every metric of every pair (pair p: runs b_run[p] and c_run[p], aligned as ``al``),
-    as Python lists."""
+    """Every metric of every pair that the steps alone give (pair p: runs b_run[p] and
+    c_run[p], aligned as ``al``), as Python lists; the deltas come from :func:`_deltas`."""
     off = steps.off
-    n, m = totals.n_steps[b_run], totals.n_steps[c_run]
+    n_steps = np.diff(off)
+    n_wasted = _run_sum(steps.wasted.astype(np.int64), off)
+    n, m = n_steps[b_run], n_steps[c_run]
     pairs = b_run.size
     row_pair = np.repeat(np.arange(pairs, dtype=np.int64), np.diff(al.row_off))
     matched = (al.b >= 0) & (al.c >= 0)
-    b_glob = off[b_run][row_pair] + al.b
-    c_glob = off[c_run][row_pair] + al.c
 
     # RSR: both sides of every pair as 2 * pairs step sequences, aligned flags from the matches
     side_len = np.concatenate([n, m])
@@ -300,20 +300,11 @@ def _metrics(
     rec, unrec = recovery_batch(steps.wasted[gather], aligned, side_off)
     b_rec, c_rec = rec[:pairs], rec[pairs:]
 
-    # diff rows
-    same = np.zeros(al.b.size, dtype=bool)
-    bm, cm = b_glob[matched], c_glob[matched]
-    same[matched] = (steps.status[bm] == steps.status[cm]) & (
-        steps.payload[bm] == steps.payload[cm]
-    )
-    kind = np.where(al.b < 0, 2, np.where(al.c < 0, 3, np.where(same, 0, 1)))
-    label = steps.label[np.where(al.b >= 0, b_glob, c_glob)]
-
     total = (n + m).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         tdi = np.where(total == 0, 0.0, 1.0 - (2.0 * al.lcs) / np.where(total == 0, 1.0, total))
-        b_wei = np.where(n == 0, 0.0, totals.n_wasted[b_run] / np.where(n == 0, 1, n))
-        c_wei = np.where(m == 0, 0.0, totals.n_wasted[c_run] / np.where(m == 0, 1, m))
+        b_wei = np.where(n == 0, 0.0, n_wasted[b_run] / np.where(n == 0, 1, n))
+        c_wei = np.where(m == 0, 0.0, n_wasted[c_run] / np.where(m == 0, 1, m))
         rsr = np.where(b_rec > 0, c_rec / np.where(b_rec > 0, b_rec, 1), c_rec.astype(np.float64))
     out: dict[str, Any] = {
         "trajectory_divergence_index": tdi.tolist(),
@@ -325,8 +316,38 @@ def _metrics(
         "candidate_unrecovered_steps": unrec[pairs:].tolist(),
         "recovery_step_ratio": rsr.tolist(),
         "row_off": al.row_off.tolist(),
-        "rows": (_DIFF_NAMES[kind].tolist(), _nones(al.b), _nones(al.c), label.tolist()),
     }
+    return out
+
+
+def _diff_rows(
+    steps: _Steps, b_run: IntArray, c_run: IntArray, al: Alignments
+) -> list[dict[str, Any]]:
+    """The step_diffs objects of all pairs, pair after pair (pair p owns the rows
+    ``al.row_off[p]:al.row_off[p + 1]``)."""
+    off = steps.off
+    row_pair = np.repeat(np.arange(b_run.size, dtype=np.int64), np.diff(al.row_off))
+    matched = (al.b >= 0) & (al.c >= 0)
+    b_glob = off[b_run][row_pair] + al.b
+    c_glob = off[c_run][row_pair] + al.c
+    same = np.zeros(al.b.size, dtype=bool)
+    bm, cm = b_glob[matched], c_glob[matched]
+    same[matched] = (steps.status[bm] == steps.status[cm]) & (
+        steps.payload[bm] == steps.payload[cm]
+    )
+    kind = np.where(al.b < 0, 2, np.where(al.c < 0, 3, np.where(same, 0, 1)))
+    label = steps.label[np.where(al.b >= 0, b_glob, c_glob)]
+    return [
+        {"status": s, "baseline_index": bi, "candidate_index": ci, "action": a}
+        for s, bi, ci, a in zip(
+            _DIFF_NAMES[kind].tolist(), _nones(al.b), _nones(al.c), label.tolist(), strict=True
+        )
+    ]
+
+
+def _deltas(totals: _Totals, b_run: IntArray, c_run: IntArray) -> dict[str, Any]:
+    """The cost, token and latency deltas of every pair."""
+    out: dict[str, Any] = {}
     for key, vals, known in (
         ("cost", totals.cost, totals.cost_known),
         ("token", totals.tokens, totals.tokens_known),
@@ -399,13 +420,9 @@ def _assemble(
     metrics: dict[str, Any],
     loops: tuple[list[_LoopRow], list[int]],
     run_totals: list[dict[str, Any]],
+    diffs: list[dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """The JSON-contract dict of every pair (same keys, order and values as compare_pair)."""
-    status, b_idx, c_idx, action = metrics["rows"]
-    diffs = [
-        {"status": s, "baseline_index": bi, "candidate_index": ci, "action": a}
-        for s, bi, ci, a in zip(status, b_idx, c_idx, action, strict=True)
-    ]
     row_off = metrics["row_off"]
     loop_rows, loop_off = loops
     scalar_keys = (
@@ -480,44 +497,62 @@ def pair_metrics(con: duckdb.DuckDBPyConnection, pairs: Sequence[PairLike]) -> l
         return []
     created: list[str] = []
     pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reportgen-metrics")
-    con.register(_INPUT_VIEW, pa.table(columns))
-    try:
-        for name in _STAGES:
-            source = f"SELECT * FROM {_INPUT_VIEW}" if name == "pairs" else load_sql(name)
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {source}")
-            created.append(name)
-        missing = [r[0] for r in con.execute(load_sql("pair_runs_missing")).fetchall()]
-        if missing:
-            shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
-            raise ValueError(f"{len(missing)} run(s) not in the archive: {shown}")
-        runs = con.sql(load_sql("run_totals")).to_arrow_table()
-        rn = dict(zip(runs["run_id"].to_pylist(), range(runs.num_rows), strict=True))
-        b_run = [rn[r] for r in columns["baseline_run_id"]]
-        c_run = [rn[r] for r in columns["candidate_run_id"]]
-        b_arr, c_arr = np.array(b_run, dtype=np.int64), np.array(c_run, dtype=np.int64)
-        signatures = _signatures(con, runs.num_rows)
-        off, sig, payload, _ = signatures
-        lengths = np.diff(off)
-        # the alignment and the loop scan need only the signatures: they run on the other
-        # core (numpy releases the GIL) while DuckDB reads the remaining step facts
-        aligning = pool.submit(
-            align_slices, sig, off[b_arr], lengths[b_arr], sig, off[c_arr], lengths[c_arr]
-        )
-        scanning = pool.submit(loops_batch, sig, payload, off, dense=True)
-        steps, totals = _load(con, runs, signatures)
-        al, found = aligning.result(), scanning.result()
-    finally:
-        for name in reversed(created):
-            con.execute(f"DROP TABLE IF EXISTS temp.{name}")
-        con.unregister(_INPUT_VIEW)
-        pool.shutdown()
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small, acyclic dicts: collections would only rescan them
     try:
-        metrics = _metrics(steps, totals, b_arr, c_arr, al)
+        con.register(_INPUT_VIEW, pa.table(columns))
+        try:
+            for name in _STAGES:
+                source = f"SELECT * FROM {_INPUT_VIEW}" if name == "pairs" else load_sql(name)
+                con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {source}")
+                created.append(name)
+            missing = [r[0] for r in con.execute(load_sql("pair_runs_missing")).fetchall()]
+            if missing:
+                shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
+                raise ValueError(f"{len(missing)} run(s) not in the archive: {shown}")
+            runs = con.sql(load_sql("run_totals")).to_arrow_table()
+            rn = dict(zip(runs["run_id"].to_pylist(), range(runs.num_rows), strict=True))
+            b_run = [rn[r] for r in columns["baseline_run_id"]]
+            c_run = [rn[r] for r in columns["candidate_run_id"]]
+            b_arr, c_arr = np.array(b_run, dtype=np.int64), np.array(c_run, dtype=np.int64)
+            steps = _signatures(con, runs.num_rows)
+            # the alignment and then the diff objects need only the signatures: they run on
+            # the other thread while DuckDB reads the remaining step facts (it releases the
+            # GIL) and this thread folds the totals and scans for loops
+            off = steps.off
+            lengths = np.diff(off)
+            aligning = pool.submit(
+                align_slices,
+                steps.sig,
+                off[b_arr],
+                lengths[b_arr],
+                steps.sig,
+                off[c_arr],
+                lengths[c_arr],
+            )
+            spell = bool((steps.status == _OTHER_STATUS).any())
+            diffing = (
+                None
+                if spell  # statuses other than the known five: compared once spelled
+                else pool.submit(lambda: _diff_rows(steps, b_arr, c_arr, aligning.result()))
+            )
+            totals = _load(con, runs, steps)
+            if spell:
+                steps = _spell(con, steps)
+        finally:
+            for name in reversed(created):
+                con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+            con.unregister(_INPUT_VIEW)
+        found = loops_batch(steps.sig, steps.payload, off, dense=True)
+        al = aligning.result()
+        metrics = _step_metrics(steps, b_arr, c_arr, al)
+        metrics.update(_deltas(totals, b_arr, c_arr))
         loops = _run_loops(steps, found)
-        return _assemble(columns, b_run, c_run, metrics, loops, _run_totals_dicts(totals))
+        run_totals = _run_totals_dicts(totals)
+        diffs = _diff_rows(steps, b_arr, c_arr, al) if diffing is None else diffing.result()
+        return _assemble(columns, b_run, c_run, metrics, loops, run_totals, diffs)
     finally:
+        pool.shutdown()
         if gc_was_enabled:
             gc.enable()
 

@@ -3,7 +3,9 @@
 -- for a signature or a payload; see payload_groups for the one derived column):
 --   action    the signature's action (labels diff rows and loops)
 --   payloads  per distinct (input, output) JSON text under this signature (absent = JSON
---             null), the steps that carry it, each as rn * 2^32 + idx
+--             null), the steps that carry it, each as rn * 2^35 + status_code * 2^32 + idx
+--             (status_code as in pair_metrics.sql: 0 ok/success, 1 error, 2 retry,
+--             3 abandoned, 4 any other status)
 -- The signature is (type, action, sorted top-level input keys): steps match in the LCS (TDI,
 -- alignment) exactly when they share a row here. Two steps are in the same payload group
 -- exactly when they have the same signature and payload; the metrics only ever compare the
@@ -16,7 +18,16 @@ WITH scoped AS (
         s.input_keys,
         coalesce(CAST(s.input AS VARCHAR), 'null') AS input_text,
         coalesce(CAST(s.output AS VARCHAR), 'null') AS output_text,
-        CAST(pr.rn AS BIGINT) * 4294967296 + s.idx AS step
+        CAST(pr.rn AS BIGINT) * 34359738368
+        + CAST(CASE s.status
+            WHEN 'ok' THEN 0
+            WHEN 'success' THEN 0
+            WHEN 'error' THEN 1
+            WHEN 'retry' THEN 2
+            WHEN 'abandoned' THEN 3
+            ELSE 4
+        END AS BIGINT) * 4294967296
+        + s.idx AS step
     FROM steps AS s
     INNER JOIN pair_runs AS pr ON pr.run_id = s.run_id
 ),
