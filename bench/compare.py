@@ -40,8 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from divergence import naive_compare
 
 from reportgen.archive.connection import connect
+from reportgen.formats.agentdiff_export import to_agentdiff_trace
 from reportgen.metrics.divergence import Pair, pair_metrics
-from reportgen.metrics.trajectory import Run, Step, compare_pair, run_totals
+from reportgen.metrics.trajectory import Run, Step, compare_pair
 
 N_ACTIONS = 30
 KEY_SETS: tuple[tuple[str, ...], ...] = (
@@ -186,44 +187,6 @@ def read_runs(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, R
     return {r: Run(tuple(s)) for r, s in steps.items()}
 
 
-def _agentdiff_trace(r: Run, trace_id: str) -> dict[str, Any]:
-    """An AgentDiff trace of a run (as tests/metrics/test_agentdiff_parity.py writes them)."""
-    totals = run_totals(r)
-    steps = []
-    for i, s in enumerate(r.steps):
-        t_in, t_out = s.tokens_in or 0, s.tokens_out or 0
-        steps.append(
-            {
-                "step_id": f"s{i}",
-                "step_index": i,
-                "step_type": s.type,
-                "name": s.action,
-                "input_payload": s.input if isinstance(s.input, dict) else {},
-                # AgentDiff wants an object here; wrap other JSON values
-                "output_payload": s.output if isinstance(s.output, dict) else {"value": s.output},
-                "status": "success" if s.status == "ok" else s.status,
-                "latency_ms": s.latency_ms or 0.0,
-                "tokens": {
-                    "prompt_tokens": t_in,
-                    "completion_tokens": t_out,
-                    "total_tokens": t_in + t_out,
-                    "estimated_cost_usd": s.cost_usd or 0.0,
-                },
-            }
-        )
-    return {
-        "trace_id": trace_id,
-        "agent_name": "agent",
-        "task_input": {},
-        "steps": steps,
-        "total_latency_ms": totals.latency_ms or 0.0,
-        "total_tokens": {
-            "total_tokens": totals.tokens or 0,
-            "estimated_cost_usd": totals.cost_usd or 0.0,
-        },
-    }
-
-
 # Validates all traces first, then times compare() alone (wall and CPU) and prints them.
 _AGENTDIFF_RUNNER = """
 import json, sys, time
@@ -245,7 +208,10 @@ def time_agentdiff(pairs: list[tuple[Run, Run]]) -> dict[str, Any] | None:
     if python is None:
         return None
     payload = [
-        {"baseline": _agentdiff_trace(b, "b"), "candidate": _agentdiff_trace(c, "c")}
+        {
+            "baseline": to_agentdiff_trace(b, "b", wrap_outputs=True),
+            "candidate": to_agentdiff_trace(c, "c", wrap_outputs=True),
+        }
         for b, c in pairs
     ]
     proc = subprocess.run(

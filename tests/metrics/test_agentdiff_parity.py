@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
+from reportgen.formats.agentdiff_export import to_agentdiff_trace
 from reportgen.metrics.trajectory import (
     Run,
     Step,
     compare_pair,
     detect_loops,
-    normalise_status,
     run_totals,
 )
 
@@ -84,48 +84,14 @@ def _need_reference() -> None:
         pytest.skip(reason)
 
 
-def to_trace(r: Run, trace_id: str) -> dict[str, Any]:
-    """An AgentDiff canonical trace for a run (run totals: reportgen's resolved totals)."""
-    totals = run_totals(r)
-    steps = []
-    for i, s in enumerate(r.steps):
-        t_in, t_out = s.tokens_in or 0, s.tokens_out or 0
-        steps.append(
-            {
-                "step_id": f"s{i}",
-                "step_index": i,
-                "step_type": s.type,
-                "name": s.action,
-                "input_payload": s.input if isinstance(s.input, dict) else {},
-                "output_payload": s.output,
-                "status": "success" if normalise_status(s.status) == "ok" else s.status,
-                "latency_ms": s.latency_ms or 0.0,
-                "tokens": {
-                    "prompt_tokens": t_in,
-                    "completion_tokens": t_out,
-                    "total_tokens": t_in + t_out,
-                    "estimated_cost_usd": s.cost_usd or 0.0,
-                },
-            }
-        )
-    return {
-        "trace_id": trace_id,
-        "agent_name": "agent",
-        "task_input": {},
-        "steps": steps,
-        "total_latency_ms": totals.latency_ms or 0.0,
-        "total_tokens": {
-            "total_tokens": totals.tokens or 0,
-            "estimated_cost_usd": totals.cost_usd or 0.0,
-        },
-    }
-
-
 def reference(pairs: list[tuple[Run, Run]]) -> list[tuple[dict[str, Any], str]]:
     """AgentDiff's report for each pair, parsed and as its raw JSON text."""
     python = _reference_python()
     assert python is not None
-    payload = [{"baseline": to_trace(b, "b"), "candidate": to_trace(c, "c")} for b, c in pairs]
+    payload = [
+        {"baseline": to_agentdiff_trace(b, "b"), "candidate": to_agentdiff_trace(c, "c")}
+        for b, c in pairs
+    ]
     proc = subprocess.run(
         [python, "-c", _RUNNER],
         input=json.dumps(payload),
