@@ -1,11 +1,11 @@
 """Divergence metrics for many baseline/candidate pairs at once, from the archive.
 
 ``pair_metrics`` stages the pairs and their runs (``sql/pair_runs.sql``), reads each run's own
-totals (``sql/run_totals.sql``), checks the signature and payload hashes for collisions
-(``sql/pair_metrics.sql``) and fetches every step once (``sql/step_signatures.sql``). Then one
-vectorised pass over all pairs (numpy, :mod:`reportgen.metrics.udfs`) computes the alignment,
-TDI, WEI, RSR, loops, deltas and diffs, and the rows are assembled as JSON-contract dicts with
-the same numbers :func:`reportgen.metrics.trajectory.compare_pair` gives for the same two runs.
+totals (``sql/run_totals.sql``) and every step once (``sql/step_facts.sql``: signature and
+payload hashes, status, numbers). Then one pass over all pairs (numpy plus the compiled
+kernels of :mod:`reportgen.metrics.udfs`) computes the alignment, TDI, WEI, RSR, loops, deltas
+and diffs, and the rows are assembled as JSON-contract dicts with the same numbers
+:func:`reportgen.metrics.trajectory.compare_pair` gives for the same two runs.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from reportgen.metrics import _kernels
 from reportgen.metrics.sql import load_sql
 from reportgen.metrics.trajectory import DELTA_NOTES, Run, canonical_json, normalise_status
 from reportgen.metrics.udfs import (
@@ -37,9 +38,9 @@ from reportgen.metrics.udfs import (
 
 _INPUT_VIEW = "rg_pairs_input"
 _STAGES = ("pairs", "pair_runs")
-_WASTED_CODES = (1, 2, 3)  # status_code of error, retry, abandoned (step_signatures.sql)
+_WASTED_CODES = (1, 2, 3)  # status_code of error, retry, abandoned (step_facts.sql)
 _OTHER_STATUS = 4
-_DIFF_NAMES: Final = np.array(["matched", "modified", "added", "removed"], dtype=object)
+_DIFF_NAMES: Final = ("matched", "modified", "added", "removed")
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -85,7 +86,7 @@ class _Steps:
     payload: IntArray
     status: IntArray
     wasted: BoolArray
-    label: npt.NDArray[np.object_]  # action of each step (the signature's action)
+    actions: list[str]  # action of each signature (labels diff rows and loop steps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,41 +116,19 @@ def _valid(col: pa.ChunkedArray) -> BoolArray:
     return np.asarray(pc.is_valid(col).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _placement(rn: IntArray, idx: IntArray, runs: int) -> tuple[IntArray, IntArray]:
-    """Run offsets and, per fetched row, its place in run-then-step order (no sort when the
-    step indices of every run are 0..n-1, as the archive writes them)."""
-    counts = np.bincount(rn, minlength=runs).astype(np.int64)
+def _placement(
+    rn: npt.NDArray[np.int32], idx: npt.NDArray[np.int32], runs: int
+) -> tuple[IntArray, IntArray]:
+    """Run offsets and, per fetched row, its place in run-then-step order: computed directly
+    when the step indices of every run are 0..n-1, as the archive writes them, else by sort."""
     off = np.zeros(runs + 1, dtype=np.int64)
-    np.cumsum(counts, out=off[1:])
-    if rn.size == 0:
-        return off, rn
-    pos = off[rn] + idx
-    if bool(np.all(pos[1:] == pos[:-1] + 1)) and pos[0] == 0:
-        return off, pos  # already in run-then-step order: nothing to move
-    if (
-        idx.min() >= 0
-        and bool(np.all(idx < counts[rn]))
-        and bool(np.all(np.bincount(pos, minlength=rn.size) == 1))
-    ):
-        return off, pos
-    order = np.lexsort((idx, rn))
     pos = np.empty(rn.size, dtype=np.int64)
+    if _kernels.place_rows(rn, idx, off, pos):
+        return off, pos
+    np.cumsum(np.bincount(rn, minlength=runs), out=off[1:])
+    order = np.lexsort((idx, rn))
     pos[order] = np.arange(rn.size, dtype=np.int64)
     return off, pos
-
-
-def _fold(values: FloatArray, off: IntArray) -> FloatArray:
-    """Per run, the left-to-right float sum of its values (as SQL and the reference fold)."""
-    counts = np.diff(off)
-    order = np.argsort(-counts, kind="stable")
-    starts = off[:-1][order]
-    live = np.searchsorted(-counts[order], -np.arange(int(counts.max(initial=0))), side="left")
-    acc = np.zeros(counts.size, dtype=np.float64)
-    for j, q in enumerate(live.tolist()):
-        acc[:q] += values[starts[:q] + j]
-    out = np.empty_like(acc)
-    out[order] = acc
-    return out
 
 
 def _run_sum(values: IntArray, off: IntArray) -> IntArray:
@@ -161,7 +140,12 @@ def _run_sum(values: IntArray, off: IntArray) -> IntArray:
 
 def _placed(table: pa.Table, runs: int) -> tuple[IntArray, IntArray]:
     """Run offsets and the run-then-step place of each row of a (rn, idx) table."""
-    return _placement(_np(table["rn"]).astype(np.int64), _np(table["idx"]).astype(np.int64), runs)
+    return _placement(_int32(table["rn"]), _int32(table["idx"]), runs)
+
+
+def _int32(col: pa.ChunkedArray) -> npt.NDArray[np.int32]:
+    """A non-NULL integer column as contiguous int32."""
+    return np.ascontiguousarray(_np(col), dtype=np.int32)
 
 
 def _scatter(values: npt.NDArray[Any], pos: IntArray) -> npt.NDArray[Any]:
@@ -173,63 +157,59 @@ def _scatter(values: npt.NDArray[Any], pos: IntArray) -> npt.NDArray[Any]:
     return out
 
 
-def _signatures(con: duckdb.DuckDBPyConnection, runs: int) -> _Steps:
-    """Every step's signature and payload ids, status code and action, by run
-    (``sql/step_signatures.sql``; other statuses are all 4 here, see :func:`_spell`)."""
-    table = con.sql(load_sql("step_signatures")).to_arrow_table()
-    groups = table["payloads"].combine_chunks()
-    per_sig = _np(pc.list_value_length(groups)).astype(np.int64)
-    members = pc.list_flatten(groups)
-    per_group = _np(pc.list_value_length(members)).astype(np.int64)
-    step = _np(pc.list_flatten(members)).astype(np.int64)
-    sig_of_group = np.repeat(np.arange(per_sig.size, dtype=np.int64), per_sig)
-    sig = np.repeat(sig_of_group, per_group)
-    payload = np.repeat(np.arange(per_group.size, dtype=np.int64), per_group)
-    off, pos = _placement(step >> 35, step & 0xFFFF_FFFF, runs)
-    names = np.asarray(table["action"].to_numpy(zero_copy_only=False), dtype=object)
-    sig = _scatter(sig, pos)
-    status = _scatter((step >> 32) & 7, pos)
+def _facts(con: duckdb.DuckDBPyConnection, runs: int) -> tuple[_Steps, pa.Table, IntArray]:
+    """Every step of the staged runs (``sql/step_facts.sql``), read once: the per-step arrays
+    the metrics need, plus the fetched table and each row's place (for :func:`_totals`).
+    Statuses other than the known five are all 4 here (see :func:`_spell`)."""
+    table = con.sql(load_sql("step_facts")).to_arrow_table()
+    off, pos = _placed(table, runs)
+    encoded = pc.dictionary_encode(table["signature"].combine_chunks())
+    codes = np.asarray(encoded.indices.to_numpy(), dtype=np.int64)
+    # a signature's action is any of its steps' action (the signature includes the action)
+    some_step = np.zeros(len(encoded.dictionary), dtype=np.int64)
+    some_step[codes] = np.arange(codes.size, dtype=np.int64)
+    actions = table["action"].take(pa.array(some_step)).to_pylist()
+    sig = _scatter(codes, pos)
+    payload = _scatter(_np(table["payload"]).view(np.int64), pos)
+    status = _scatter(_np(table["status_code"]).astype(np.int64), pos)
     wasted = (status >= _WASTED_CODES[0]) & (status <= _WASTED_CODES[-1])
-    return _Steps(off, sig, _scatter(payload, pos), status, wasted, names[sig])
+    return _Steps(off, sig, payload, status, wasted, actions), table, pos
 
 
 def _spell(con: duckdb.DuckDBPyConnection, steps: _Steps) -> _Steps:
     """``steps`` with each status other than the five known ones numbered by its spelling
     (4 + dense code), so that equal codes mean equal statuses."""
     runs = steps.off.size - 1
-    spelled = con.sql(load_sql("pair_metrics"), params={"spell": True}).to_arrow_table()
+    spelled = con.sql(load_sql("step_statuses")).to_arrow_table()
     _, pos_s = _placed(spelled, runs)
     codes = _scatter(dense_codes(spelled["status_text"].combine_chunks()), pos_s)
     status = np.where(steps.status == _OTHER_STATUS, _OTHER_STATUS + codes, steps.status)
-    return _Steps(steps.off, steps.sig, steps.payload, status, steps.wasted, steps.label)
+    return _Steps(steps.off, steps.sig, steps.payload, status, steps.wasted, steps.actions)
 
 
-def _load(con: duckdb.DuckDBPyConnection, runs: pa.Table, steps: _Steps) -> _Totals:
-    """Fetch the other per-step facts of the staged runs once and resolve the run totals
-    (``steps``: what :func:`_signatures` gave)."""
+def _totals(runs: pa.Table, steps: _Steps, table: pa.Table, pos: IntArray) -> _Totals:
+    """Each run's totals: its own where it gives them, else the sums of its steps (``table``
+    and ``pos``: what :func:`_facts` read)."""
     n_runs = runs.num_rows
     off, wasted = steps.off, steps.wasted
-    table = con.sql(load_sql("pair_metrics"), params={"spell": False}).to_arrow_table()
-    off_b, pos = _placed(table, n_runs)
-    rn = _np(table["rn"]).astype(np.int64)
-    if not np.array_equal(off, off_b):
-        raise RuntimeError("steps changed while the metrics read them")
+    rn = _int32(table["rn"])
 
-    def from_steps(name: str, fill: Any, fold: bool) -> tuple[npt.NDArray[Any], BoolArray]:
+    def from_steps(name: str, fold: bool) -> tuple[npt.NDArray[Any], BoolArray]:
         col = table[name]
-        if col.null_count == len(col):
-            return np.zeros(n_runs, dtype=np.float64 if fold else np.int64), np.zeros(n_runs, bool)
-        # sums need no order: only the float folds place the values first
-        given = np.bincount(rn, weights=_valid(col), minlength=n_runs) > 0
+        given = np.zeros(n_runs, dtype=np.int8)
+        valid = np.ascontiguousarray(_valid(col)).view(np.int8)
         if fold:
-            return _fold(_scatter(_np(col, fill).astype(np.float64), pos), off), given
+            folds = np.zeros(n_runs, dtype=np.float64)
+            values = np.ascontiguousarray(_np(col, 0.0), dtype=np.float64)
+            _kernels.run_folds(rn, pos, off, values, valid, folds, given)
+            return folds, given.view(bool)
         sums = np.zeros(n_runs, dtype=np.int64)
-        np.add.at(sums, rn, _np(col, fill).astype(np.int64))
-        return sums, given
+        _kernels.run_sums(rn, np.ascontiguousarray(_np(col), dtype=np.int64), valid, sums, given)
+        return sums, given.view(bool)
 
     def resolve(name: str, fill: Any, fold: bool) -> tuple[npt.NDArray[Any], BoolArray]:
         own = _valid(runs[name])
-        step_vals, step_given = from_steps(name, fill, fold)
+        step_vals, step_given = from_steps(name, fold)
         return np.where(own, _np(runs[name], fill), step_vals), own | step_given
 
     t_in, t_in_k = resolve("tokens_in", 0, fold=False)
@@ -315,34 +295,19 @@ def _step_metrics(
         "baseline_unrecovered_steps": unrec[:pairs].tolist(),
         "candidate_unrecovered_steps": unrec[pairs:].tolist(),
         "recovery_step_ratio": rsr.tolist(),
-        "row_off": al.row_off.tolist(),
     }
     return out
 
 
 def _diff_rows(
     steps: _Steps, b_run: IntArray, c_run: IntArray, al: Alignments
-) -> list[dict[str, Any]]:
-    """The step_diffs objects of all pairs, pair after pair (pair p owns the rows
-    ``al.row_off[p]:al.row_off[p + 1]``)."""
+) -> list[list[dict[str, Any]]]:
+    """The step_diffs list of every pair (compiled: ``_kernels.diff_lists``)."""
     off = steps.off
-    row_pair = np.repeat(np.arange(b_run.size, dtype=np.int64), np.diff(al.row_off))
-    matched = (al.b >= 0) & (al.c >= 0)
-    b_glob = off[b_run][row_pair] + al.b
-    c_glob = off[c_run][row_pair] + al.c
-    same = np.zeros(al.b.size, dtype=bool)
-    bm, cm = b_glob[matched], c_glob[matched]
-    same[matched] = (steps.status[bm] == steps.status[cm]) & (
-        steps.payload[bm] == steps.payload[cm]
-    )
-    kind = np.where(al.b < 0, 2, np.where(al.c < 0, 3, np.where(same, 0, 1)))
-    label = steps.label[np.where(al.b >= 0, b_glob, c_glob)]
-    return [
-        {"status": s, "baseline_index": bi, "candidate_index": ci, "action": a}
-        for s, bi, ci, a in zip(
-            _DIFF_NAMES[kind].tolist(), _nones(al.b), _nones(al.c), label.tolist(), strict=True
-        )
-    ]
+    return _kernels.diff_lists(
+        al.row_off, al.b, al.c, off[b_run], off[c_run],
+        steps.status, steps.payload, steps.sig, steps.actions, _DIFF_NAMES,
+    )  # fmt: skip
 
 
 def _deltas(totals: _Totals, b_run: IntArray, c_run: IntArray) -> dict[str, Any]:
@@ -357,16 +322,6 @@ def _deltas(totals: _Totals, b_run: IntArray, c_run: IntArray) -> dict[str, Any]
     return out
 
 
-def _nones(x: IntArray) -> list[int | None]:
-    """Python ints, None where negative (an object take: no int is created per row)."""
-    if x.size == 0:
-        return []
-    values = np.empty(int(x.max(initial=0)) + 2, dtype=object)
-    values[0] = None
-    values[1:] = range(values.size - 1)
-    return list(values[x + 1].tolist())
-
-
 _LoopRow = tuple[int, int, int, list[str], bool]
 
 
@@ -379,7 +334,9 @@ def _run_loops(steps: _Steps, found: Loops) -> tuple[list[_LoopRow], list[int]]:
     glob = steps.off[found.seq] + found.start
     ends = np.cumsum(found.length)
     name_idx = np.repeat(glob - ends + found.length, found.length)
-    names = steps.label[name_idx + np.arange(int(ends[-1]) if ends.size else 0)].tolist()
+    actions = steps.actions
+    labels = steps.sig[name_idx + np.arange(int(ends[-1]) if ends.size else 0)].tolist()
+    names = [actions[x] for x in labels]
     bounds = [0, *ends.tolist()]
     rows = list(
         zip(
@@ -420,10 +377,9 @@ def _assemble(
     metrics: dict[str, Any],
     loops: tuple[list[_LoopRow], list[int]],
     run_totals: list[dict[str, Any]],
-    diffs: list[dict[str, Any]],
+    diffs: list[list[dict[str, Any]]],
 ) -> list[dict[str, Any]]:
     """The JSON-contract dict of every pair (same keys, order and values as compare_pair)."""
-    row_off = metrics["row_off"]
     loop_rows, loop_off = loops
     scalar_keys = (
         "trajectory_divergence_index",
@@ -474,7 +430,7 @@ def _assemble(
             row[f"{key}_delta_percentage"] = values[p]
             if reasons[p] is not None:
                 row[f"{key}_delta_note"] = DELTA_NOTES[reasons[p]].format(what=what)
-        row["step_diffs"] = diffs[row_off[p] : row_off[p + 1]]
+        row["step_diffs"] = diffs[p]
         row["baseline_totals"] = dict(run_totals[br])
         row["candidate_totals"] = dict(run_totals[cr])
         out.append(row)
@@ -515,42 +471,31 @@ def pair_metrics(con: duckdb.DuckDBPyConnection, pairs: Sequence[PairLike]) -> l
             b_run = [rn[r] for r in columns["baseline_run_id"]]
             c_run = [rn[r] for r in columns["candidate_run_id"]]
             b_arr, c_arr = np.array(b_run, dtype=np.int64), np.array(c_run, dtype=np.int64)
-            steps = _signatures(con, runs.num_rows)
-            # the alignment and then the diff objects need only the signatures: they run on
-            # the other thread while DuckDB reads the remaining step facts (it releases the
-            # GIL) and this thread folds the totals and scans for loops
-            off = steps.off
-            lengths = np.diff(off)
-            aligning = pool.submit(
-                align_slices,
-                steps.sig,
-                off[b_arr],
-                lengths[b_arr],
-                steps.sig,
-                off[c_arr],
-                lengths[c_arr],
-            )
-            spell = bool((steps.status == _OTHER_STATUS).any())
-            diffing = (
-                None
-                if spell  # statuses other than the known five: compared once spelled
-                else pool.submit(lambda: _diff_rows(steps, b_arr, c_arr, aligning.result()))
-            )
-            totals = _load(con, runs, steps)
-            if spell:
-                steps = _spell(con, steps)
+            steps, facts, pos = _facts(con, runs.num_rows)
+            if bool((steps.status == _OTHER_STATUS).any()):
+                steps = _spell(con, steps)  # statuses other than the known five
         finally:
             for name in reversed(created):
                 con.execute(f"DROP TABLE IF EXISTS temp.{name}")
             con.unregister(_INPUT_VIEW)
+        # the alignment and then the diff objects run on the other thread while this one
+        # resolves the totals and scans for loops (the compiled kernels release the GIL)
+        off = steps.off
+        lengths = np.diff(off)
+        aligning = pool.submit(
+            align_slices, steps.sig, off[b_arr], lengths[b_arr], steps.sig, off[c_arr],
+            lengths[c_arr],
+        )  # fmt: skip
+        diffing = pool.submit(lambda: _diff_rows(steps, b_arr, c_arr, aligning.result()))
+        totals = _totals(runs, steps, facts, pos)
+        del facts
         found = loops_batch(steps.sig, steps.payload, off, dense=True)
         al = aligning.result()
         metrics = _step_metrics(steps, b_arr, c_arr, al)
         metrics.update(_deltas(totals, b_arr, c_arr))
         loops = _run_loops(steps, found)
         run_totals = _run_totals_dicts(totals)
-        diffs = _diff_rows(steps, b_arr, c_arr, al) if diffing is None else diffing.result()
-        return _assemble(columns, b_run, c_run, metrics, loops, run_totals, diffs)
+        return _assemble(columns, b_run, c_run, metrics, loops, run_totals, diffing.result())
     finally:
         pool.shutdown()
         if gc_was_enabled:

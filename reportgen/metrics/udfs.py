@@ -1,13 +1,13 @@
-"""Vectorised sequence kernels of the divergence metrics, and the DuckDB UDFs built on them.
+"""Sequence kernels of the divergence metrics for many sequences at once, and DuckDB UDFs.
 
-The kernels work on many sequences at once, given flat numpy arrays plus offsets (sequence
-``s`` is ``values[off[s]:off[s + 1]]``), with no Python loop per step or per pair:
+The kernels take flat numpy arrays plus offsets (sequence ``s`` is
+``values[off[s]:off[s + 1]]``) and run compiled (:mod:`reportgen.metrics._kernels`, Cython),
+with no Python object per step and the GIL released:
 
 * :func:`align_batch` - LCS length and the DESIGN.md alignment of many pairs: bit-parallel LCS
-  rows (Hyyro 2004) for all pairs of a chunk at once, then one vectorised traceback;
-* :func:`recovery_batch` - the RSR window walk of many runs, with running maxima;
-* :func:`loops_batch` - the greedy back-to-back repeat scan of many runs, from the pairs of
-  equal steps.
+  rows (Hyyro 2004), then the traceback over them;
+* :func:`recovery_batch` - the RSR window walk of many runs;
+* :func:`loops_batch` - the greedy back-to-back repeat scan of many runs, with stagnancy.
 
 :func:`reportgen.metrics.divergence.pair_metrics` calls them directly on arrays fetched from
 DuckDB; the ``rg_*`` UDFs (``type="arrow"``: one call per batch of rows) call them per batch,
@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -30,27 +30,15 @@ import pyarrow.compute as pc
 from duckdb.func import PythonUDFType
 from rapidfuzz.distance import LCSseq
 
-from reportgen.metrics.trajectory import loop_blocks
+from reportgen.metrics import _kernels
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
-WordArray = npt.NDArray[np.uint64]
-
-#: Upper bound for the LCS bit rows of one chunk of pairs (the rest is O(steps)).
-CHUNK_BYTES: Final = 160 * 2**20
-#: Match table addressed by (pair, symbol) when one pair's share stays under this many bytes.
-DIRECT_TABLE_BYTES_PER_PAIR: Final = 64 * 2**10
-#: A run whose equal-step pairs exceed max(LOOP_PAIR_MIN, LOOP_PAIR_FACTOR * steps) is scanned
-#: by the exact per-run reference instead (one step repeated thousands of times, say).
-LOOP_PAIR_MIN: Final = 4096
-LOOP_PAIR_FACTOR: Final = 64
-_ONE: Final = np.uint64(1)
-_ALL: Final = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 
 
 def _i64(x: Any) -> IntArray:
-    """``x`` as an int64 numpy array."""
-    return np.asarray(x, dtype=np.int64)
+    """``x`` as a contiguous int64 numpy array."""
+    return np.ascontiguousarray(x, dtype=np.int64)
 
 
 def dense_codes(values: npt.ArrayLike) -> IntArray:
@@ -62,34 +50,17 @@ def dense_codes(values: npt.ArrayLike) -> IntArray:
     return _i64(encoded.indices.to_numpy(zero_copy_only=False))
 
 
-def _sorted_pairs(major: IntArray, minor: IntArray) -> tuple[IntArray, IntArray]:
-    """(major, minor) pairs of non-negative ints sorted by major, then minor.
-
-    Packs each pair into one int64 and sorts values (SIMD sort; several times faster than a
-    stable argsort), falling back to lexsort when the packed key could overflow."""
-    if major.size == 0:
-        return major, minor
-    bound = int(minor.max()) + 1
-    if (int(major.max()) + 1) * bound < 2**62:
-        key = np.sort(major * bound + minor)
-        return key // bound, key % bound
-    order = np.lexsort((minor, major))
-    return major[order], minor[order]
-
-
 def _seg_ids(off: IntArray) -> IntArray:
     """For each element of the flat array, the index of its sequence."""
     return np.repeat(np.arange(off.size - 1, dtype=np.int64), np.diff(off))
 
 
-def _ranges(starts: IntArray, lengths: IntArray) -> IntArray:
-    """Concatenation of ``arange(s, s + n)`` for each (s, n), vectorised."""
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    seg = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
-    first = np.cumsum(lengths) - lengths
-    return _i64(starts)[seg] + (np.arange(total, dtype=np.int64) - first[seg])
+def _n_codes(*arrays: IntArray) -> int:
+    """One more than the largest value (values must be >= 0)."""
+    top = max((int(a.max()) for a in arrays if a.size), default=-1)
+    if any(a.size and int(a.min()) < 0 for a in arrays):
+        raise ValueError("codes must be non-negative")
+    return top + 1
 
 
 # --------------------------------------------------------------------------- LCS and alignment
@@ -106,154 +77,6 @@ class Alignments:
     row_off: IntArray
     b: IntArray
     c: IntArray
-
-
-def _word_masks(lengths: IntArray, words: int) -> WordArray:
-    """Per sequence, ``words`` uint64 words with the low ``lengths`` bits set."""
-    bits = np.clip(lengths[:, None] - 64 * np.arange(words, dtype=np.int64)[None, :], 0, 64)
-    low = (_ONE << np.minimum(bits, 63).astype(np.uint64)) - _ONE
-    return np.where(bits >= 64, _ALL, low).astype(np.uint64)
-
-
-def _chunks(n: IntArray, m: IntArray, words: IntArray, n_codes: int) -> list[IntArray]:
-    """Pair indices, longest baseline first, cut so that each chunk's bit rows plus its match
-    table (``n_codes`` rows per pair when addressed directly, else at most n + m) fit in
-    CHUNK_BYTES (a chunk holds at least one pair)."""
-    order = np.argsort(-n, kind="stable")
-    out: list[IntArray] = []
-    start = 0
-    while start < order.size:
-        rest = order[start:]
-        widest = np.maximum.accumulate(words[rest])
-        count = np.arange(1, rest.size + 1, dtype=np.int64)
-        direct = n_codes * widest * 8 <= DIRECT_TABLE_BYTES_PER_PAIR
-        table_rows = np.where(direct, count * n_codes, np.cumsum(n[rest] + m[rest]))
-        cost = (count * (int(n[rest[0]]) + 1) + table_rows) * widest * 8
-        over = cost > CHUNK_BYTES
-        take = max(1, int(np.argmax(over))) if bool(over.any()) else rest.size
-        out.append(rest[:take])
-        start += take
-    return out
-
-
-def _align_chunk(
-    idx: IntArray,
-    a_vals: IntArray,
-    a_start: IntArray,
-    a_len: IntArray,
-    b_vals: IntArray,
-    b_start: IntArray,
-    b_len: IntArray,
-    n_codes: int,
-) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray, IntArray, IntArray]:
-    """LCS and traceback moves of the pairs ``idx`` (sorted by baseline length, descending).
-
-    Returns lcs, final i and j of the traceback loop, and its moves as (pair, t, b, c)."""
-    nc = a_len[idx]
-    mc = b_len[idx]
-    count = idx.size
-    nmax = int(nc.max(initial=0))
-    mmax = int(mc.max(initial=0))
-    words = max(1, (mmax + 63) // 64)
-    local = np.arange(count, dtype=np.int64)
-
-    # candidate steps -> per (pair, symbol) match bit vectors
-    c_pos = _ranges(b_start[idx], mc)
-    c_pair = np.repeat(local, mc)
-    c_j = c_pos - np.repeat(b_start[idx], mc)
-    a_pos = _ranges(a_start[idx], nc)
-    a_pair = np.repeat(local, nc)
-    a_i = a_pos - np.repeat(a_start[idx], nc)
-    if n_codes * words * 8 <= DIRECT_TABLE_BYTES_PER_PAIR:  # (pair, symbol) addressed directly
-        c_key = c_pair * n_codes + b_vals[c_pos]
-        a_key = a_pair * n_codes + a_vals[a_pos]
-        n_keys = count * n_codes
-    else:  # many symbols: number the (pair, symbol) keys that occur
-        keys, inverse = np.unique(
-            np.concatenate([c_pair * n_codes + b_vals[c_pos], a_pair * n_codes + a_vals[a_pos]]),
-            return_inverse=True,
-        )
-        c_key, a_key = inverse[: c_pos.size], inverse[c_pos.size :]
-        n_keys = keys.size
-    # match bits, word-major: table[w, key]; column n_keys: no match (padding)
-    table = np.zeros((words, n_keys + 1), dtype=np.uint64)
-    np.bitwise_or.at(
-        table.reshape(-1), (c_j >> 6) * (n_keys + 1) + c_key, _ONE << (c_j & 63).astype(np.uint64)
-    )
-    a_code = np.full((nmax, count), n_keys, dtype=np.int64)
-    a_code[a_i, a_pair] = a_key
-
-    # bit rows, word-major: rows[i, w, p] is word w of row i of pair p (valid for i <= n of p).
-    # Bit j of row i is 0 exactly when dp[i][j + 1] = dp[i][j] + 1.
-    mask = np.ascontiguousarray(_word_masks(mc, words).T)
-    rows = np.empty((nmax + 1, words, count), dtype=np.uint64)
-    rows[0] = mask
-    live = np.searchsorted(-nc, -np.arange(nmax, dtype=np.int64), side="left")  # n > i
-    for i in range(nmax):
-        q = int(live[i])
-        match = np.take(table, a_code[i, :q], axis=1)
-        carry: BoolArray | None = None
-        for w in range(words):
-            r = rows[i, w, :q]
-            u = r & match[w]
-            s = r + u
-            c_out = s < r
-            if carry is not None:  # add the carry of the word below
-                s += carry
-                c_out |= carry & (s == 0)
-            carry = c_out
-            np.bitwise_or(s, r ^ u, out=s)
-            np.bitwise_and(s, mask[w, :q], out=rows[i + 1, w, :q])
-    lcs = mc - np.bitwise_count(rows[nc, :, local]).sum(axis=1, dtype=np.int64)
-
-    # traceback, all pairs at once. At a mismatch dp[i][j] = max(dp[i][j-1], dp[i-1][j]), so
-    # "dp[i][j-1] >= dp[i-1][j]" holds exactly when dp[i][j-1] = dp[i][j]: bit j-1 of row i.
-    flat_rows = rows.reshape(-1)
-    a_pad = np.full(count * max(nmax, 1), -1, dtype=np.int64)
-    a_pad[a_pair * max(nmax, 1) + a_i] = a_vals[a_pos]
-    c_pad = np.full(count * max(mmax, 1), -2, dtype=np.int64)
-    c_pad[c_pair * max(mmax, 1) + c_j] = b_vals[c_pos]
-    i_cur = nc.copy()
-    j_cur = mc.copy()
-    act = local[(i_cur > 0) & (j_cur > 0)]
-    moves_p: list[IntArray] = []
-    moves_t: list[IntArray] = []
-    moves_b: list[IntArray] = []
-    moves_c: list[IntArray] = []
-    t = 0
-    while act.size:
-        ii = i_cur[act]
-        jj = j_cur[act]
-        eq = a_pad[act * max(nmax, 1) + ii - 1] == c_pad[act * max(mmax, 1) + jj - 1]
-        bit = jj - 1
-        word = flat_rows[(ii * words + (bit >> 6)) * count + act]
-        go_left = ((word >> (bit & 63).astype(np.uint64)) & _ONE).astype(bool)
-        di = eq | ~go_left
-        dj = eq | go_left
-        moves_p.append(act)
-        moves_t.append(np.full(act.size, t, dtype=np.int64))
-        moves_b.append(np.where(di, ii - 1, -1))
-        moves_c.append(np.where(dj, jj - 1, -1))
-        ii -= di
-        jj -= dj
-        i_cur[act] = ii
-        j_cur[act] = jj
-        act = act[(ii > 0) & (jj > 0)]
-        t += 1
-    empty = np.zeros(0, dtype=np.int64)
-
-    def cat(parts: list[IntArray]) -> IntArray:
-        return np.concatenate(parts) if parts else empty
-
-    return (
-        lcs,
-        i_cur,
-        j_cur,
-        idx[cat(moves_p)],
-        cat(moves_t),
-        cat(moves_b),
-        cat(moves_c),
-    )
 
 
 def align_batch(
@@ -286,42 +109,24 @@ def align_slices(
     b_len: IntArray,
 ) -> Alignments:
     """:func:`align_batch` on slices: pair ``p`` is ``a_vals[a_start[p]:][:a_len[p]]`` against
-    the same slice of ``b_vals`` (slices may repeat or overlap). Values: small ints >= 0."""
-    n_codes = int(max(a_vals.max(initial=-1), b_vals.max(initial=-1))) + 1
-    pairs = a_start.size
-    n, m = a_len, b_len
-    lcs = np.zeros(pairs, dtype=np.int64)
-    i_end = np.zeros(pairs, dtype=np.int64)
-    j_end = np.zeros(pairs, dtype=np.int64)
-    parts: list[tuple[IntArray, IntArray, IntArray, IntArray]] = []
-    words = np.maximum(1, (m + 63) // 64)
-    for idx in _chunks(n, m, words, n_codes):
-        l_c, i_c, j_c, mp, mt, mb, mc = _align_chunk(
-            idx, a_vals, a_start, a_len, b_vals, b_start, b_len, n_codes
-        )
-        lcs[idx], i_end[idx], j_end[idx] = l_c, i_c, j_c
-        parts.append((mp, mt, mb, mc))
-    mp = np.concatenate([x[0] for x in parts]) if parts else np.zeros(0, np.int64)
-    mt = np.concatenate([x[1] for x in parts]) if parts else np.zeros(0, np.int64)
-    mb = np.concatenate([x[2] for x in parts]) if parts else np.zeros(0, np.int64)
-    mc = np.concatenate([x[3] for x in parts]) if parts else np.zeros(0, np.int64)
+    the same slice of ``b_vals`` (slices may repeat or overlap). Values: small ints >= 0.
 
-    # diff order: removed 0..i_end-1, added 0..j_end-1, then the traceback moves reversed
-    moves = np.bincount(mp, minlength=pairs).astype(np.int64)
-    head = i_end + j_end
-    total = head + moves
+    One compiled pass per pair (``_kernels.align_pairs``): bit-parallel LCS rows, then the
+    traceback over them; it releases the GIL."""
+    a_v, b_v = _i64(a_vals), _i64(b_vals)
+    a_len, b_len = _i64(a_len), _i64(b_len)
+    pairs = a_len.size
+    lcs = np.zeros(pairs, dtype=np.int64)
     row_off = np.zeros(pairs + 1, dtype=np.int64)
-    np.cumsum(total, out=row_off[1:])
-    out_b = np.full(int(row_off[-1]), -1, dtype=np.int64)
-    out_c = np.full(int(row_off[-1]), -1, dtype=np.int64)
-    at = row_off[mp] + head[mp] + moves[mp] - 1 - mt
-    out_b[at] = mb
-    out_c[at] = mc
-    removed = _ranges(row_off[:-1], i_end)
-    out_b[removed] = removed - np.repeat(row_off[:-1], i_end)
-    added = _ranges(row_off[:-1] + i_end, j_end)
-    out_c[added] = added - np.repeat(row_off[:-1] + i_end, j_end)
-    return Alignments(lcs=lcs, row_off=row_off, b=out_b, c=out_c)
+    room = int(a_len.sum() + b_len.sum())
+    out_b = np.empty(room, dtype=np.int64)
+    out_c = np.empty(room, dtype=np.int64)
+    _kernels.align_pairs(
+        a_v, _i64(a_start), a_len, b_v, _i64(b_start), b_len, _n_codes(a_v, b_v),
+        lcs, row_off, out_b, out_c,
+    )  # fmt: skip
+    used = int(row_off[-1])
+    return Alignments(lcs=lcs, row_off=row_off, b=out_b[:used], c=out_c[:used])
 
 
 # --------------------------------------------------------------------------- recovery
@@ -332,33 +137,15 @@ def recovery_batch(
 ) -> tuple[IntArray, IntArray]:
     """RSR window walk of many step sequences: (recovery steps, unrecovered steps) each.
 
-    An ok step is counted exactly when the last wasted step before it (in its sequence) comes
-    after the last aligned ok step before it; unrecovered are the counted steps after the last
-    aligned ok step when the final window is still open. Equals :func:`recovery_flags`."""
-    w = np.asarray(wasted, dtype=bool)
-    a = np.asarray(aligned, dtype=bool)
+    A wasted step opens the window (not counted); an ok step while it is open counts one and
+    closes it when aligned; the counted steps of a window still open at the end are also
+    unrecovered. Equals :func:`trajectory.recovery_flags` per sequence."""
     o = _i64(off)
-    seqs = o.size - 1
-    if w.size == 0:
-        return np.zeros(seqs, dtype=np.int64), np.zeros(seqs, dtype=np.int64)
-    pos = np.arange(w.size, dtype=np.int64)
-    seg = _seg_ids(o)
-    start = o[:-1][seg]
-    last_wasted = np.maximum.accumulate(np.where(w, pos, -1))
-    last_closer = np.maximum.accumulate(np.where(a & ~w, pos, -1))
-    before = np.empty_like(last_closer)
-    before[0] = -1
-    before[1:] = last_closer[:-1]
-    counted = ~w & (last_wasted >= start) & (last_wasted > before)
-    csum = np.zeros(w.size + 1, dtype=np.int64)
-    np.cumsum(counted, out=csum[1:])
-    rec = csum[o[1:]] - csum[o[:-1]]
-    lengths = np.diff(o)
-    end = np.maximum(o[1:] - 1, 0)
-    open_end = (lengths > 0) & (last_wasted[end] >= o[:-1]) & (last_wasted[end] > last_closer[end])
-    tail = counted & (pos > last_closer[end][seg])
-    np.cumsum(tail, out=csum[1:])
-    unrec = np.where(open_end, csum[o[1:]] - csum[o[:-1]], 0)
+    rec = np.zeros(o.size - 1, dtype=np.int64)
+    unrec = np.zeros(o.size - 1, dtype=np.int64)
+    w = np.ascontiguousarray(wasted, dtype=bool).view(np.int8)
+    a = np.ascontiguousarray(aligned, dtype=bool).view(np.int8)
+    _kernels.recovery_walk(w, a, o, rec, unrec)
     return rec, unrec
 
 
@@ -376,42 +163,6 @@ class Loops:
     stagnant: BoolArray
 
 
-def _equal_pairs(codes: IntArray, off: IntArray) -> tuple[IntArray, IntArray, BoolArray]:
-    """All (x, k) with codes[x] == codes[x + k] in one sequence and 2k <= its length (flat x),
-    and the sequences left out because they have too many equal pairs (see LOOP_PAIR_*)."""
-    seg = _seg_ids(off)
-    lengths = np.diff(off)
-    n_codes = int(codes.max(initial=-1)) + 1
-    sk, order = _sorted_pairs(seg * n_codes + codes, np.arange(codes.size, dtype=np.int64))
-    new = np.empty(sk.size, dtype=bool)
-    new[:1] = True
-    new[1:] = sk[1:] != sk[:-1]
-    g_start = np.flatnonzero(new)
-    g_size = np.diff(np.append(g_start, sk.size))
-    g_pairs = (g_size * (g_size - 1) // 2).astype(np.float64)
-    bound = np.bincount(seg[order[g_start]], weights=g_pairs, minlength=lengths.size)
-    slow = bound > np.maximum(LOOP_PAIR_MIN, LOOP_PAIR_FACTOR * lengths)
-    rank = np.arange(sk.size, dtype=np.int64) - np.repeat(g_start, g_size)
-    after = np.repeat(g_size, g_size) - 1 - rank  # members of my group after me
-    after[slow[seg[order]]] = 0
-    half = (lengths // 2)[seg]
-    cand = np.flatnonzero(after >= 1)
-    xs: list[IntArray] = []
-    ks: list[IntArray] = []
-    d = 1
-    while cand.size:
-        x = order[cand]
-        k = order[cand + d] - x
-        ok = k <= half[x]  # positions grow with d: once too far, always too far
-        xs.append(x[ok])
-        ks.append(k[ok])
-        cand = cand[ok]
-        cand = cand[after[cand] > d]
-        d += 1
-    empty = np.zeros(0, dtype=np.int64)
-    return (np.concatenate(xs) if xs else empty, np.concatenate(ks) if ks else empty, slow)
-
-
 def loops_batch(
     codes: npt.ArrayLike,
     payloads: npt.ArrayLike,
@@ -419,85 +170,24 @@ def loops_batch(
     *,
     dense: bool = False,
 ) -> Loops:
-    """The greedy loop scan of :func:`trajectory.loop_blocks` on every sequence, plus stagnancy.
-
-    A block of period k can start at i exactly when codes[x] == codes[x + k] for all x in
-    [i, i + k): i.e. i lies in a run of such x (a diagonal of the equal-step pairs) at least k
-    before its end. Each position takes its shortest period; the greedy left-to-right choice
-    then follows "next candidate at or after this block's end" pointers. Sequences with too
-    many equal-step pairs go through the exact per-sequence scan instead."""
+    """The greedy loop scan of :func:`trajectory.loop_blocks` on every sequence, plus
+    stagnancy (every repeat has the payloads of the first iteration), compiled
+    (``_kernels.loop_scan``; it releases the GIL). ``dense``: codes and payloads are already
+    small non-negative ints (else they are renumbered first)."""
     o = _i64(off)
     v = _i64(codes) if dense else dense_codes(codes)
     pay = _i64(payloads) if dense else dense_codes(payloads)
-    seg = _seg_ids(o)
-    xs, ks, slow = _equal_pairs(v, o)
-    found_seq: list[IntArray] = []
-    found_pos: list[IntArray] = []
-    found_k: list[IntArray] = []
-    found_c: list[IntArray] = []
-    if xs.size:
-        ks, xs = _sorted_pairs(ks, xs)
-        brk = np.ones(xs.size, dtype=bool)
-        brk[1:] = (ks[1:] != ks[:-1]) | (xs[1:] != xs[:-1] + 1)
-        r_first = np.flatnonzero(brk)
-        r_last = np.append(r_first[1:], xs.size) - 1
-        s, e, k = xs[r_first], xs[r_last] + 1, ks[r_first]
-        keep = e - s >= k
-        s, e, k = s[keep], e[keep], k[keep]
-        span = e - s - k + 1
-        i = _ranges(s, span)
-        kk = np.repeat(k, span)
-        ee = np.repeat(e, span)
-        e_bound = int(ee.max(initial=0)) + 1
-        i, key = _sorted_pairs(i, kk * e_bound + ee)  # by position, then shortest period
-        kk, ee = np.divmod(key, e_bound)
-        first = np.ones(i.size, dtype=bool)
-        first[1:] = i[1:] != i[:-1]
-        i, kk, ee = i[first], kk[first], ee[first]
-        cc = 1 + (ee - i) // kk
-        c_seq = seg[i]
-        nxt = np.searchsorted(i, i + kk * cc, side="left")
-        valid = nxt < i.size
-        valid[valid] = c_seq[nxt[valid]] == c_seq[valid]
-        nxt = np.where(valid, nxt, -1)
-        head = np.ones(i.size, dtype=bool)
-        head[1:] = c_seq[1:] != c_seq[:-1]
-        chosen = np.zeros(i.size, dtype=bool)
-        cur = np.flatnonzero(head)
-        while cur.size:
-            chosen[cur] = True
-            cur = nxt[cur]
-            cur = cur[cur >= 0]
-        found_seq.append(c_seq[chosen])
-        found_pos.append(i[chosen])
-        found_k.append(kk[chosen])
-        found_c.append(cc[chosen])
-    for sq in np.flatnonzero(slow).tolist():
-        blocks = loop_blocks(v[o[sq] : o[sq + 1]].tolist())
-        if blocks:
-            arr = np.array(blocks, dtype=np.int64)
-            found_seq.append(np.full(len(blocks), sq, dtype=np.int64))
-            found_pos.append(arr[:, 0] + o[sq])
-            found_k.append(arr[:, 1])
-            found_c.append(arr[:, 2])
-    if not found_seq:
-        empty = np.zeros(0, dtype=np.int64)
-        return Loops(empty, empty, empty, empty, np.zeros(0, dtype=bool))
-    l_seq = np.concatenate(found_seq)
-    l_pos = np.concatenate(found_pos)
-    l_k = np.concatenate(found_k)
-    l_c = np.concatenate(found_c)
-    order = np.argsort(l_pos, kind="stable")
-    l_seq, l_pos, l_k, l_c = l_seq[order], l_pos[order], l_k[order], l_c[order]
-    # stagnant: every repeat has the payloads of the first iteration
-    reps = (l_c - 1) * l_k
-    elem = _ranges(np.zeros(reps.size, dtype=np.int64), reps)
-    loop_of = np.repeat(np.arange(reps.size, dtype=np.int64), reps)
-    base = l_pos[loop_of]
-    k_of = l_k[loop_of]
-    differ = pay[base + k_of + elem] != pay[base + (k_of + elem) % k_of]
-    stagnant = np.bincount(loop_of, weights=differ, minlength=reps.size) == 0
-    return Loops(l_seq, l_pos - o[l_seq], l_k, l_c, stagnant)
+    room = v.size // 2 + 1
+    seq, start, length, iterations = (np.empty(room, dtype=np.int64) for _ in range(4))
+    stagnant = np.empty(room, dtype=np.int8)
+    found = _kernels.loop_scan(v, pay, o, _n_codes(v), seq, start, length, iterations, stagnant)
+    return Loops(
+        seq[:found].copy(),
+        start[:found].copy(),
+        length[:found].copy(),
+        iterations[:found].copy(),
+        stagnant[:found].astype(bool),
+    )
 
 
 # --------------------------------------------------------------------------- UDFs

@@ -1,13 +1,12 @@
-"""The vectorised kernels (reportgen.metrics.udfs) equal the per-sequence references exactly.
+"""The compiled kernels (reportgen.metrics.udfs) equal the per-sequence references exactly.
 
-Many sequences go through one call, as pair_metrics sends them; the chunking, the match-table
-mode and the loop fallback are forced both ways so every branch meets the references.
+Many sequences go through one call, as pair_metrics sends them, so state carried from one
+pair or run to the next (match tables, scratch buffers) meets the references too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -30,38 +29,20 @@ def flat(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
     return np.array([v for r in rows for v in r], dtype=np.int64), off
 
 
-@contextmanager
-def forced(**constants: int) -> Iterator[None]:
-    """Temporarily override module constants of udfs."""
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in constants.items():
-            mp.setattr(udfs, name, value)
-        yield
-
-
-MODES = [
-    {},
-    {"CHUNK_BYTES": 1},  # one pair per chunk
-    {"DIRECT_TABLE_BYTES_PER_PAIR": 0},  # (pair, symbol) keys numbered by np.unique
-    {"LOOP_PAIR_MIN": 0, "LOOP_PAIR_FACTOR": 0},  # every loop scan through the fallback
-]
-
-
 def check_alignments(a_rows: list[list[int]], b_rows: list[list[int]]) -> None:
     """align_batch over all pairs equals align_ids, the full-table traceback and the LCS."""
     a_vals, a_off = flat(a_rows)
     b_vals, b_off = flat(b_rows)
-    for mode in MODES[:3]:
-        with forced(**mode):
-            got = udfs.align_batch(a_vals, a_off, b_vals, b_off)
-        for p, (a, b) in enumerate(zip(a_rows, b_rows, strict=True)):
-            lo, hi = got.row_off[p], got.row_off[p + 1]
-            rows = [
-                (None if x < 0 else int(x), None if y < 0 else int(y))
-                for x, y in zip(got.b[lo:hi], got.c[lo:hi], strict=True)
-            ]
-            assert rows == align_ids(a, b) == slow_align(a, b), mode
-            assert got.lcs[p] == lcs_length(a, b)
+    got = udfs.align_batch(a_vals, a_off, b_vals, b_off)
+    assert got.b.size == got.c.size == got.row_off[-1]
+    for p, (a, b) in enumerate(zip(a_rows, b_rows, strict=True)):
+        lo, hi = got.row_off[p], got.row_off[p + 1]
+        rows = [
+            (None if x < 0 else int(x), None if y < 0 else int(y))
+            for x, y in zip(got.b[lo:hi], got.c[lo:hi], strict=True)
+        ]
+        assert rows == align_ids(a, b) == slow_align(a, b)
+        assert got.lcs[p] == lcs_length(a, b)
 
 
 @settings(max_examples=150, deadline=None)
@@ -96,10 +77,22 @@ def test_align_batch_all_ones_words() -> None:
     check_alignments(rows, [[7] * 190, [7] * 129, [7] * 64, [7, 1] * 66])
 
 
+def test_align_batch_large_alphabet_and_empty_sides() -> None:
+    """Codes far apart (a sparse match table), codes shared across pairs, and empty sides."""
+    rows_a = [[10**6, 5, 10**6], [], [3, 4], [], [5, 10**6, 5]]
+    rows_b = [[5, 10**6], [1, 2], [], [], [10**6, 5, 10**6, 5]]
+    check_alignments(rows_a, rows_b)
+
+
+def test_kernels_reject_negative_codes() -> None:
+    with pytest.raises(ValueError, match="non-negative"):
+        udfs.align_slices(*(np.array(x, dtype=np.int64) for x in ([-1], [0], [1], [0], [0], [1])))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=25), max_size=10))
 def test_recovery_batch_equals_walk(rows: list[list[tuple[bool, bool]]]) -> None:
-    """The running-maximum form of the RSR walk equals recovery_flags on every sequence."""
+    """The compiled RSR walk equals recovery_flags on every sequence."""
     wasted, off = flat([[int(w) for w, _ in r] for r in rows])
     aligned, _ = flat([[int(a) for _, a in r] for r in rows])
     rec, unrec = udfs.recovery_batch(wasted.astype(bool), aligned.astype(bool), off)
@@ -142,24 +135,22 @@ def test_loops_batch_equals_scan(sig_rows: list[list[int]], data: st.DataObject)
     ]
     sigs, off = flat(sig_rows)
     pays, _ = flat(pay_rows)
-    for mode in (MODES[0], MODES[3]):
-        with forced(**mode):
-            got = udfs.loops_batch(sigs, pays, off)
-        per: list[list[tuple[int, int, int, bool]]] = [[] for _ in sig_rows]
-        for s, start, k, c, stag in zip(
-            got.seq, got.start, got.length, got.iterations, got.stagnant, strict=True
-        ):
-            per[s].append((int(start), int(k), int(c), bool(stag)))
-        for k, (sig, pay) in enumerate(zip(sig_rows, pay_rows, strict=True)):
-            expected = [
-                (lp.start_index, lp.length, lp.iterations, lp.stagnant)
-                for lp in detect_loops(sig, pay, pay)
-            ]
-            assert per[k] == expected == slow_loops(sig, [(p, p) for p in pay]), mode
+    got = udfs.loops_batch(sigs, pays, off)
+    per: list[list[tuple[int, int, int, bool]]] = [[] for _ in sig_rows]
+    for s, start, k, c, stag in zip(
+        got.seq, got.start, got.length, got.iterations, got.stagnant, strict=True
+    ):
+        per[s].append((int(start), int(k), int(c), bool(stag)))
+    for k, (sig, pay) in enumerate(zip(sig_rows, pay_rows, strict=True)):
+        expected = [
+            (lp.start_index, lp.length, lp.iterations, lp.stagnant)
+            for lp in detect_loops(sig, pay, pay)
+        ]
+        assert per[k] == expected == slow_loops(sig, [(p, p) for p in pay])
 
 
-def test_loops_long_periods_and_fallback() -> None:
-    """Long blocks, blocks inside blocks, and one symbol repeated past the pair cap."""
+def test_loops_long_periods_and_long_repeats() -> None:
+    """Long blocks, blocks inside blocks, and one symbol repeated thousands of times."""
     rows = [
         list(range(30)) * 3 + [99],
         [1, 2, 1, 2, 1, 3, 1, 2, 1, 2, 1, 3],

@@ -23,7 +23,9 @@ def test_readme_becomes_suite_notes(tmp_path: Path) -> None:
     db = tmp_path / "a.duckdb"
     ingest([tmp_path / "in"], db)
     con = connect(db, read_only=True)
-    assert con.execute("SELECT suite, path LIKE '%README.md' FROM suite_notes").fetchall() == [("qa", True)]
+    assert con.execute("SELECT suite, path LIKE '%README.md' FROM suite_notes").fetchall() == [
+        ("qa", True)
+    ]
     con.close()
     ingest([tmp_path / "in"], db)  # re-ingest: the note is not duplicated
     con = connect(db, read_only=True)
