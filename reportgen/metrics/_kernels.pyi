@@ -60,3 +60,17 @@ def run_folds(
     folds: npt.NDArray[np.float64],
     given: _I8,
 ) -> None: ...
+def pair_recovery(
+    wasted: _I8,
+    b_start: _I64,
+    b_len: _I64,
+    c_start: _I64,
+    c_len: _I64,
+    row_off: _I64,
+    rows_b: _I64,
+    rows_c: _I64,
+    rec_b: _I64,
+    unrec_b: _I64,
+    rec_c: _I64,
+    unrec_c: _I64,
+) -> None: ...

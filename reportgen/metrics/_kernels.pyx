@@ -6,7 +6,8 @@ Each kernel loops over many sequences or pairs given as flat int64 arrays plus o
 no Python object per step, and releases the GIL so DuckDB and the other thread keep working:
 
 * align_pairs - bit-parallel LCS rows (Hyyro 2004) and the DESIGN.md traceback of each pair;
-* recovery_walk - the RSR window walk of each sequence;
+* recovery_walk, pair_recovery - the RSR window walk of each sequence, or of both sides of
+  each aligned pair;
 * loop_scan - the greedy back-to-back repeat scan of trajectory.loop_blocks, plus stagnancy;
 * diff_lists - the step_diffs dicts of each pair (the only kernel that builds Python objects).
 
@@ -166,6 +167,27 @@ def align_pairs(
         free(stamp)
 
 
+cdef inline void _walk(
+    const int8_t* wasted, const int8_t* aligned, int64_t n, int64_t* rec, int64_t* unrec
+) noexcept nogil:
+    """The RSR window walk of one step sequence: a wasted step opens the window (not
+    counted), an ok step while open counts one and closes it when aligned; the counted steps
+    of a window still open at the end are also unrecovered."""
+    cdef int64_t x, counted = 0, pending = 0
+    cdef bint open_ = False
+    for x in range(n):
+        if wasted[x]:
+            open_ = True
+        elif open_:
+            counted += 1
+            pending += 1
+            if aligned[x]:
+                open_ = False
+                pending = 0
+    rec[0] = counted
+    unrec[0] = pending if open_ else 0
+
+
 def recovery_walk(
     const int8_t[::1] wasted,
     const int8_t[::1] aligned,
@@ -173,28 +195,61 @@ def recovery_walk(
     int64_t[::1] rec_out,
     int64_t[::1] unrec_out,
 ):
-    """RSR window walk of every sequence s = [off[s], off[s + 1]): a wasted step opens the
-    window (not counted), an ok step while open counts one and closes it when aligned; the
-    counted steps of a window still open at the end are also unrecovered."""
-    cdef Py_ssize_t seqs = off.shape[0] - 1
-    cdef int64_t s, x, counted, pending
-    cdef bint open_
+    """RSR window walk (see _walk) of every sequence s = [off[s], off[s + 1])."""
+    cdef Py_ssize_t s, seqs = off.shape[0] - 1
+    if wasted.shape[0] == 0:
+        for s in range(seqs):
+            rec_out[s] = 0
+            unrec_out[s] = 0
+        return
     with nogil:
         for s in range(seqs):
-            counted = 0
-            pending = 0
-            open_ = False
-            for x in range(off[s], off[s + 1]):
-                if wasted[x]:
-                    open_ = True
-                elif open_:
-                    counted += 1
-                    pending += 1
-                    if aligned[x]:
-                        open_ = False
-                        pending = 0
-            rec_out[s] = counted
-            unrec_out[s] = pending if open_ else 0
+            _walk(&wasted[off[s]], &aligned[off[s]], off[s + 1] - off[s], &rec_out[s], &unrec_out[s])
+
+
+def pair_recovery(
+    const int8_t[::1] wasted,
+    const int64_t[::1] b_start,
+    const int64_t[::1] b_len,
+    const int64_t[::1] c_start,
+    const int64_t[::1] c_len,
+    const int64_t[::1] row_off,
+    const int64_t[::1] rows_b,
+    const int64_t[::1] rows_c,
+    int64_t[::1] rec_b,
+    int64_t[::1] unrec_b,
+    int64_t[::1] rec_c,
+    int64_t[::1] unrec_c,
+):
+    """RSR window walk of both sides of every aligned pair: pair p's baseline is
+    wasted[b_start[p]:][:b_len[p]], its candidate likewise, and its alignment rows are
+    rows_b/rows_c[row_off[p]:row_off[p + 1]] (as align_pairs writes them)."""
+    cdef Py_ssize_t p, pairs = b_start.shape[0]
+    cdef int64_t r, longest = 1
+    cdef int8_t* al_b
+    cdef int8_t* al_c
+    for p in range(pairs):
+        longest = max(longest, b_len[p], c_len[p])
+    al_b = <int8_t*> malloc(longest)
+    al_c = <int8_t*> malloc(longest)
+    if al_b == NULL or al_c == NULL:
+        free(al_b)
+        free(al_c)
+        raise MemoryError()
+    try:
+        with nogil:
+            for p in range(pairs):
+                memset(al_b, 0, max(b_len[p], 1))
+                memset(al_c, 0, max(c_len[p], 1))
+                for r in range(row_off[p], row_off[p + 1]):
+                    if rows_b[r] >= 0 and rows_c[r] >= 0:
+                        al_b[rows_b[r]] = 1
+                        al_c[rows_c[r]] = 1
+                _walk(&wasted[b_start[p]], al_b, b_len[p], &rec_b[p], &unrec_b[p])
+                _walk(&wasted[c_start[p]], al_c, c_len[p], &rec_c[p], &unrec_c[p])
+    finally:
+        free(al_b)
+        free(al_c)
 
 
 cdef inline bint _same(const int64_t* seq, int64_t x, int64_t y, int64_t k) noexcept nogil:

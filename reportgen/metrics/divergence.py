@@ -33,7 +33,7 @@ from reportgen.metrics.udfs import (
     align_slices,
     dense_codes,
     loops_batch,
-    recovery_batch,
+    pair_recovery,
 )
 
 _INPUT_VIEW = "rg_pairs_input"
@@ -264,22 +264,7 @@ def _step_metrics(
     n_steps = np.diff(off)
     n_wasted = _run_sum(steps.wasted.astype(np.int64), off)
     n, m = n_steps[b_run], n_steps[c_run]
-    pairs = b_run.size
-    row_pair = np.repeat(np.arange(pairs, dtype=np.int64), np.diff(al.row_off))
-    matched = (al.b >= 0) & (al.c >= 0)
-
-    # RSR: both sides of every pair as 2 * pairs step sequences, aligned flags from the matches
-    side_len = np.concatenate([n, m])
-    side_off = np.zeros(2 * pairs + 1, dtype=np.int64)
-    np.cumsum(side_len, out=side_off[1:])
-    src = np.concatenate([off[b_run], off[c_run]])
-    gather = np.repeat(src - side_off[:-1], side_len) + np.arange(int(side_off[-1]), dtype=np.int64)
-    aligned = np.zeros(int(side_off[-1]), dtype=bool)
-    aligned[side_off[:-1][row_pair[matched]] + al.b[matched]] = True
-    aligned[side_off[pairs:-1][row_pair[matched]] + al.c[matched]] = True
-    rec, unrec = recovery_batch(steps.wasted[gather], aligned, side_off)
-    b_rec, c_rec = rec[:pairs], rec[pairs:]
-
+    b_rec, b_unrec, c_rec, c_unrec = pair_recovery(steps.wasted, al, off[b_run], n, off[c_run], m)
     total = (n + m).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         tdi = np.where(total == 0, 0.0, 1.0 - (2.0 * al.lcs) / np.where(total == 0, 1.0, total))
@@ -292,8 +277,8 @@ def _step_metrics(
         "candidate_wei": c_wei.tolist(),
         "baseline_recovery_steps": b_rec.tolist(),
         "candidate_recovery_steps": c_rec.tolist(),
-        "baseline_unrecovered_steps": unrec[:pairs].tolist(),
-        "candidate_unrecovered_steps": unrec[pairs:].tolist(),
+        "baseline_unrecovered_steps": b_unrec.tolist(),
+        "candidate_unrecovered_steps": c_unrec.tolist(),
         "recovery_step_ratio": rsr.tolist(),
     }
     return out

@@ -6,7 +6,8 @@ with no Python object per step and the GIL released:
 
 * :func:`align_batch` - LCS length and the DESIGN.md alignment of many pairs: bit-parallel LCS
   rows (Hyyro 2004), then the traceback over them;
-* :func:`recovery_batch` - the RSR window walk of many runs;
+* :func:`recovery_batch`, :func:`pair_recovery` - the RSR window walk of many runs, or of
+  both sides of many aligned pairs;
 * :func:`loops_batch` - the greedy back-to-back repeat scan of many runs, with stagnancy.
 
 :func:`reportgen.metrics.divergence.pair_metrics` calls them directly on arrays fetched from
@@ -147,6 +148,27 @@ def recovery_batch(
     a = np.ascontiguousarray(aligned, dtype=bool).view(np.int8)
     _kernels.recovery_walk(w, a, o, rec, unrec)
     return rec, unrec
+
+
+def pair_recovery(
+    wasted: BoolArray,
+    al: Alignments,
+    b_start: IntArray,
+    b_len: IntArray,
+    c_start: IntArray,
+    c_len: IntArray,
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """:func:`recovery_batch` on both sides of every aligned pair, the aligned flags taken
+    from ``al`` (pair ``p``: baseline ``wasted[b_start[p]:][:b_len[p]]``, candidate likewise).
+    Returns recovery and unrecovered steps of the baselines, then of the candidates."""
+    pairs = b_start.size
+    out = [np.zeros(pairs, dtype=np.int64) for _ in range(4)]
+    _kernels.pair_recovery(
+        np.ascontiguousarray(wasted, dtype=bool).view(np.int8),
+        _i64(b_start), _i64(b_len), _i64(c_start), _i64(c_len),
+        al.row_off, al.b, al.c, *out,
+    )  # fmt: skip
+    return out[0], out[1], out[2], out[3]
 
 
 # --------------------------------------------------------------------------- loops

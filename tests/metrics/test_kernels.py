@@ -167,3 +167,26 @@ def test_loops_long_periods_and_long_repeats() -> None:
             (lp.start_index, lp.length, lp.iterations) for lp in detect_loops(row, row, row)
         ]
     assert per[2] == [(0, 1, 5000)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), max_size=25), max_size=6), st.data())
+def test_pair_recovery_equals_walk(a_rows: list[list[int]], data: st.DataObject) -> None:
+    """Both sides of many pairs at once (0 = a wasted step) equal the slow walk over the
+    diff rows; pairs share and reuse the scratch flags."""
+    b_rows = data.draw(
+        st.lists(
+            st.lists(st.integers(0, 3), max_size=25), min_size=len(a_rows), max_size=len(a_rows)
+        )
+    )
+    a_vals, a_off = flat(a_rows)
+    b_vals, b_off = flat(b_rows)
+    al = udfs.align_batch(a_vals, a_off, b_vals, b_off)
+    wasted = np.concatenate([a_vals, b_vals]) == 0
+    b_rec, b_unrec, c_rec, c_unrec = udfs.pair_recovery(
+        wasted, al, a_off[:-1], np.diff(a_off), a_vals.size + b_off[:-1], np.diff(b_off)
+    )
+    for p, (a, b) in enumerate(zip(a_rows, b_rows, strict=True)):
+        rows = slow_align(a, b)
+        assert (b_rec[p], b_unrec[p]) == slow_recovery(rows, [x == 0 for x in a], 0)
+        assert (c_rec[p], c_unrec[p]) == slow_recovery(rows, [x == 0 for x in b], 1)
