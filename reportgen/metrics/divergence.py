@@ -425,63 +425,105 @@ def _assemble(
 _DELTAS = (("cost", "cost"), ("token", "tokens"), ("latency", "latency"))
 
 
+#: Pairs per chunk: one chunk's steps are read (DuckDB) while the previous chunk is computed.
+CHUNK_PAIRS: Final = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """What the archive gives for one chunk of pairs: the pairs, their runs' own totals, and
+    every step of those runs (``facts`` and ``pos``: the fetched table and each row's place)."""
+
+    columns: dict[str, list[Any]]
+    b_run: list[int]
+    c_run: list[int]
+    runs: pa.Table
+    steps: _Steps
+    facts: pa.Table
+    pos: IntArray
+
+
+def _read(con: duckdb.DuckDBPyConnection, columns: dict[str, list[Any]]) -> _Chunk:
+    """Stage the pairs and their runs (temp tables pairs and pair_runs, replaced and then
+    dropped; tables of those names in the main schema are untouched) and read them."""
+    created: list[str] = []
+    con.register(_INPUT_VIEW, pa.table(columns))
+    try:
+        for name in _STAGES:
+            source = f"SELECT * FROM {_INPUT_VIEW}" if name == "pairs" else load_sql(name)
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {source}")
+            created.append(name)
+        missing = [r[0] for r in con.execute(load_sql("pair_runs_missing")).fetchall()]
+        if missing:
+            shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
+            raise ValueError(f"{len(missing)} run(s) not in the archive: {shown}")
+        runs = con.sql(load_sql("run_totals")).to_arrow_table()
+        rn = dict(zip(runs["run_id"].to_pylist(), range(runs.num_rows), strict=True))
+        steps, facts, pos = _facts(con, runs.num_rows)
+        if bool((steps.status == _OTHER_STATUS).any()):
+            steps = _spell(con, steps)  # statuses other than the known five
+    finally:
+        for name in reversed(created):
+            con.execute(f"DROP TABLE IF EXISTS temp.{name}")
+        con.unregister(_INPUT_VIEW)
+    b_run = [rn[r] for r in columns["baseline_run_id"]]
+    c_run = [rn[r] for r in columns["candidate_run_id"]]
+    return _Chunk(columns, b_run, c_run, runs, steps, facts, pos)
+
+
+def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[dict[str, Any]]:
+    """Every metric of every pair of the chunk. The alignment and the RSR walk (compiled, they
+    release the GIL) run on ``pool`` while this thread resolves the totals and scans loops."""
+    steps = chunk.steps
+    b_arr = np.array(chunk.b_run, dtype=np.int64)
+    c_arr = np.array(chunk.c_run, dtype=np.int64)
+    off = steps.off
+    lengths = np.diff(off)
+    aligning = pool.submit(
+        align_slices, steps.sig, off[b_arr], lengths[b_arr], steps.sig, off[c_arr],
+        lengths[c_arr],
+    )  # fmt: skip
+    totals = _totals(chunk.runs, steps, chunk.facts, chunk.pos)
+    found = loops_batch(steps.sig, steps.payload, off, dense=True)
+    al = aligning.result()
+    metrics = _step_metrics(steps, b_arr, c_arr, al)
+    metrics.update(_deltas(totals, b_arr, c_arr))
+    loops = _run_loops(steps, found)
+    run_totals = _run_totals_dicts(totals)
+    diffs = _diff_rows(steps, b_arr, c_arr, al)
+    return _assemble(chunk.columns, chunk.b_run, chunk.c_run, metrics, loops, run_totals, diffs)
+
+
 def pair_metrics(con: duckdb.DuckDBPyConnection, pairs: Sequence[PairLike]) -> list[dict[str, Any]]:
     """Every divergence metric of every pair, in the order given, as JSON-contract dicts.
 
     ``pairs`` are :class:`Pair` or ``(pair_id, task_id, baseline_run_id, candidate_run_id)``
-    tuples. Stages the temp tables pairs and pair_runs (replaced, then dropped; tables of those
-    names in the main schema are untouched), fetches every step of those runs once, and
-    computes all pairs in one vectorised pass. Raises ValueError for duplicate pair ids or
-    runs the archive lacks."""
+    tuples. Works through chunks of CHUNK_PAIRS pairs: each chunk's steps are read once
+    (:func:`_read`) while the chunk before is computed (:func:`_compute`), so DuckDB and
+    Python overlap and memory stays bounded by a chunk. Raises ValueError for duplicate pair
+    ids or runs the archive lacks."""
     columns = _as_columns(pairs)
-    if not columns["pair_id"]:
+    total = len(columns["pair_id"])
+    if not total:
         return []
-    created: list[str] = []
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reportgen-metrics")
+    bounds = [*range(0, total, CHUNK_PAIRS), total]
+    chunks = [{k: v[a:z] for k, v in columns.items()} for a, z in pairwise(bounds)]
+    out: list[dict[str, Any]] = []
+    reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-read")
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-metrics")
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small, acyclic dicts: collections would only rescan them
     try:
-        con.register(_INPUT_VIEW, pa.table(columns))
-        try:
-            for name in _STAGES:
-                source = f"SELECT * FROM {_INPUT_VIEW}" if name == "pairs" else load_sql(name)
-                con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {source}")
-                created.append(name)
-            missing = [r[0] for r in con.execute(load_sql("pair_runs_missing")).fetchall()]
-            if missing:
-                shown = ", ".join(map(str, missing[:5])) + (" ..." if len(missing) > 5 else "")
-                raise ValueError(f"{len(missing)} run(s) not in the archive: {shown}")
-            runs = con.sql(load_sql("run_totals")).to_arrow_table()
-            rn = dict(zip(runs["run_id"].to_pylist(), range(runs.num_rows), strict=True))
-            b_run = [rn[r] for r in columns["baseline_run_id"]]
-            c_run = [rn[r] for r in columns["candidate_run_id"]]
-            b_arr, c_arr = np.array(b_run, dtype=np.int64), np.array(c_run, dtype=np.int64)
-            steps, facts, pos = _facts(con, runs.num_rows)
-            if bool((steps.status == _OTHER_STATUS).any()):
-                steps = _spell(con, steps)  # statuses other than the known five
-        finally:
-            for name in reversed(created):
-                con.execute(f"DROP TABLE IF EXISTS temp.{name}")
-            con.unregister(_INPUT_VIEW)
-        # the alignment and then the diff objects run on the other thread while this one
-        # resolves the totals and scans for loops (the compiled kernels release the GIL)
-        off = steps.off
-        lengths = np.diff(off)
-        aligning = pool.submit(
-            align_slices, steps.sig, off[b_arr], lengths[b_arr], steps.sig, off[c_arr],
-            lengths[c_arr],
-        )  # fmt: skip
-        diffing = pool.submit(lambda: _diff_rows(steps, b_arr, c_arr, aligning.result()))
-        totals = _totals(runs, steps, facts, pos)
-        del facts
-        found = loops_batch(steps.sig, steps.payload, off, dense=True)
-        al = aligning.result()
-        metrics = _step_metrics(steps, b_arr, c_arr, al)
-        metrics.update(_deltas(totals, b_arr, c_arr))
-        loops = _run_loops(steps, found)
-        run_totals = _run_totals_dicts(totals)
-        return _assemble(columns, b_run, c_run, metrics, loops, run_totals, diffing.result())
+        reading = reader.submit(_read, con, chunks[0])
+        for k in range(len(chunks)):
+            chunk = reading.result()
+            if k + 1 < len(chunks):  # the connection is free: _compute never touches it
+                reading = reader.submit(_read, con, chunks[k + 1])
+            out.extend(_compute(chunk, pool))
+            del chunk
+        return out
     finally:
+        reader.shutdown(wait=True, cancel_futures=True)
         pool.shutdown()
         if gc_was_enabled:
             gc.enable()

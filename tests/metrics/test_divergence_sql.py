@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reportgen.metrics import divergence
 from reportgen.metrics.divergence import Pair, insert_runs, pair_metrics
 from reportgen.metrics.trajectory import Run, Step, compare_pair
 
@@ -114,8 +115,13 @@ def test_random_pairs_equal_compare_pair(runs_list: list[Run], data: st.DataObje
         con.close()
 
 
-def test_thousands_of_pairs_in_one_query(con: duckdb.DuckDBPyConnection) -> None:
-    """More pairs than one UDF batch (2048 rows): every row still matches compare_pair."""
+@pytest.mark.parametrize("chunk_pairs", [5000, 7])
+def test_thousands_of_pairs(
+    con: duckdb.DuckDBPyConnection, chunk_pairs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thousands of pairs, read in one chunk or in hundreds (a run in many chunks, the last
+    chunk short): every row matches compare_pair, in the order given."""
+    monkeypatch.setattr(divergence, "CHUNK_PAIRS", chunk_pairs)
     rng = random.Random(11)
     runs: dict[str, Run] = {}
     for i in range(600):
