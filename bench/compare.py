@@ -151,9 +151,11 @@ def make_archive(
         )
         con.execute(
             "INSERT INTO steps (run_id, idx, type, action, input, input_keys, output, status, "
-            "tokens_in, tokens_out, cost_usd, latency_ms) SELECT run_id, idx, type, action, "
-            "CAST(input AS JSON), input_keys, CAST(output AS JSON), status, tokens_in, "
-            "tokens_out, cost_usd, latency_ms FROM bench_steps"
+            "tokens_in, tokens_out, cost_usd, latency_ms, signature, payload) SELECT run_id, "
+            "idx, type, action, CAST(input AS JSON), input_keys, CAST(output AS JSON), status, "
+            "tokens_in, tokens_out, cost_usd, latency_ms, "
+            "rg_step_signature(type, action, input_keys), "
+            "rg_step_payload(CAST(input AS JSON), CAST(output AS JSON)) FROM bench_steps"
         )
     finally:
         con.unregister("bench_steps")

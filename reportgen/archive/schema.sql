@@ -75,7 +75,9 @@ CREATE TABLE IF NOT EXISTS steps (
     cost_usd    DOUBLE,
     latency_ms  DOUBLE,
     started_at  TIMESTAMPTZ,
-    parent      INTEGER
+    parent      INTEGER,
+    signature   UBIGINT,             -- rg_step_signature(type, action, input_keys), at ingest
+    payload     UBIGINT              -- rg_step_payload(input, output), at ingest
 );
 
 -- One row per attempt of a long-running coding loop (iteration record v1); (run_id, iter) is

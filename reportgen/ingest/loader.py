@@ -262,7 +262,13 @@ def _write(
 ) -> dict[str, dict[str, int]]:
     """Move staged rows into the archive tables and record the files and the load."""
     for table in STAGE_TABLES:
-        extra = " EXCLUDE (problem)" if table == "steps" else ""
+        extra = ""
+        if table == "steps":  # the step hashes of the pair metrics (archive/step_hashes.sql)
+            extra = (
+                " EXCLUDE (problem, signature, payload),"
+                " rg_step_signature(type, action, input_keys) AS signature,"
+                " rg_step_payload(input, output) AS payload"
+            )
         con.execute(f"INSERT INTO {table} BY NAME SELECT *{extra} FROM stage_{table}")
     per_file: dict[str, dict[str, int]] = {s.display: dict.fromkeys(COUNTED, 0) for s in sources}
     for table in ("runs", "iterations", "outputs"):

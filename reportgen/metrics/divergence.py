@@ -23,6 +23,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from reportgen.archive.connection import define_step_hashes
 from reportgen.metrics import _kernels
 from reportgen.metrics.sql import load_sql
 from reportgen.metrics.trajectory import DELTA_NOTES, Run, canonical_json, normalise_status
@@ -161,7 +162,8 @@ def _facts(con: duckdb.DuckDBPyConnection, runs: int) -> tuple[_Steps, pa.Table,
     """Every step of the staged runs (``sql/step_facts.sql``), read once: the per-step arrays
     the metrics need, plus the fetched table and each row's place (for :func:`_totals`).
     Statuses other than the known five are all 4 here (see :func:`_spell`)."""
-    table = con.sql(load_sql("step_facts")).to_arrow_table()
+    missing = con.sql(load_sql("step_hashes_missing")).fetchall()[0][0]
+    table = con.sql(load_sql("step_facts"), params={"computed": missing}).to_arrow_table()
     off, pos = _placed(table, runs)
     encoded = pc.dictionary_encode(table["signature"].combine_chunks())
     codes = np.asarray(encoded.indices.to_numpy(), dtype=np.int64)
@@ -447,6 +449,7 @@ def _read(con: duckdb.DuckDBPyConnection, columns: dict[str, list[Any]]) -> _Chu
     """Stage the pairs and their runs (temp tables pairs and pair_runs, replaced and then
     dropped; tables of those names in the main schema are untouched) and read them."""
     created: list[str] = []
+    define_step_hashes(con)  # any connection with the archive's tables will do
     con.register(_INPUT_VIEW, pa.table(columns))
     try:
         for name in _STAGES:
@@ -571,6 +574,7 @@ def insert_runs(
             )
             for key, value in step_fields:
                 step_cols[key].append(value)
+    define_step_hashes(con)
     con.register("rg_runs_input", pa.table(run_cols, schema=_RUN_SCHEMA))
     con.register("rg_steps_input", pa.table(step_cols, schema=_STEP_SCHEMA))
     try:

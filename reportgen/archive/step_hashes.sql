@@ -1,0 +1,14 @@
+-- step_hashes: the two per-step hashes the pair metrics compare, as macros for every
+-- connection. Ingest stores them in steps.signature and steps.payload; metric queries use the
+-- stored values and compute them only where a row lacks them.
+--   rg_step_signature  the step signature (type, action, sorted top-level input keys): steps
+--                      match in the LCS exactly when these are equal
+--   rg_step_payload    the input and output JSON texts (absent = JSON null): a matched step
+--                      is "modified" and a loop repeat not stagnant when these differ
+-- 64-bit hashes stand for the values: two different signatures or payloads share one with
+-- probability about 2^-64 per compared pair. DuckDB's hash() may change between DuckDB
+-- releases, so connect() checks a probe value and recomputes stored hashes when it changed.
+CREATE OR REPLACE TEMP MACRO rg_step_signature(type, action, input_keys) AS
+    hash(type, action, input_keys);
+CREATE OR REPLACE TEMP MACRO rg_step_payload(input, output) AS
+    hash(coalesce(CAST(input AS VARCHAR), 'null'), coalesce(CAST(output AS VARCHAR), 'null'));

@@ -1,0 +1,5 @@
+-- step_hashes_probe: the hashes of fixed values; stored in archive_info when the archive's
+-- step hashes are computed, so a different hash function (a DuckDB upgrade) is noticed.
+SELECT
+    CAST(rg_step_signature('probe', 'probe', ['probe']) AS VARCHAR)
+    || ':' || CAST(rg_step_payload('{"probe":1}', NULL) AS VARCHAR) AS probe
