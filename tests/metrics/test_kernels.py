@@ -7,6 +7,7 @@ pair or run to the next (match tables, scratch buffers) meets the references too
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -190,3 +191,17 @@ def test_pair_recovery_equals_walk(a_rows: list[list[int]], data: st.DataObject)
         rows = slow_align(a, b)
         assert (b_rec[p], b_unrec[p]) == slow_recovery(rows, [x == 0 for x in a], 0)
         assert (c_rec[p], c_unrec[p]) == slow_recovery(rows, [x == 0 for x in b], 1)
+
+
+def test_compiled_kernels_are_current() -> None:
+    """In a source checkout the compiled module is at least as new as its .pyx (an editable
+    install compiles it; editing the .pyx needs `pip install -e .` again)."""
+    from reportgen.metrics import _kernels
+
+    source = Path(udfs.__file__).with_name("_kernels.pyx")
+    if not source.exists():
+        pytest.skip("installed from a wheel: no source beside the compiled module")
+    compiled = Path(_kernels.__file__)
+    assert compiled.stat().st_mtime >= source.stat().st_mtime, (
+        f"{source} changed after {compiled.name} was compiled: run `pip install -e .` again"
+    )
