@@ -15,6 +15,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from reportgen.archive.connection import define_step_hashes
 from reportgen.convergence.members import Members
 from reportgen.metrics.sql import load_sql
 from reportgen.metrics.udfs import register_udfs
@@ -59,6 +60,7 @@ def trajectory_convergence(
     con: duckdb.DuckDBPyConnection, members: Members
 ) -> dict[int, TrajectoryConvergence]:
     """Trajectory convergence per group number, for groups with at least two known paths."""
+    define_step_hashes(con)
     con.register(MEMBERS_VIEW, member_table(members))
     try:
         paths = con.sql(load_sql("convergence_paths")).to_arrow_table()

@@ -3,7 +3,8 @@
 -- Grain: one row per member (gid, i) whose run_id is in `runs`; members without a trace
 -- (outputs loaded on their own) get no row, as their path is unknown.
 --   sigs     the run's step signatures in step order, as dense integer ids: equal ids <=>
---            same (type, action, sorted top-level input keys), the step match rule of TDI.
+--            equal stored signature hashes (type, action, sorted top-level input keys; see
+--            reportgen/archive/step_hashes.sql), the step match rule of TDI in pair_metrics.
 --            A run without steps has [].
 --   path_id  dense id of the whole sequence: equal ids <=> the same path.
 WITH member_runs AS (
@@ -13,21 +14,23 @@ WITH member_runs AS (
 ),
 
 member_steps AS (
-    SELECT s.run_id, s.idx, s.type, s.action, s.input_keys
+    SELECT
+        s.run_id,
+        s.idx,
+        coalesce(s.signature, rg_step_signature(s.type, s.action, s.input_keys)) AS signature
     FROM steps AS s
     WHERE s.run_id IN (SELECT mr.run_id FROM member_runs AS mr)
 ),
 
 signatures AS (
-    SELECT d.type, d.action, d.input_keys, CAST(row_number() OVER () AS INTEGER) AS sig_id
-    FROM (SELECT DISTINCT type, action, input_keys FROM member_steps) AS d
+    SELECT d.signature, CAST(row_number() OVER () AS INTEGER) AS sig_id
+    FROM (SELECT DISTINCT signature FROM member_steps) AS d
 ),
 
 run_paths AS (
     SELECT ms.run_id, list(sg.sig_id ORDER BY ms.idx) AS sigs
     FROM member_steps AS ms
-    INNER JOIN signatures AS sg
-        ON sg.type = ms.type AND sg.action = ms.action AND sg.input_keys = ms.input_keys
+    INNER JOIN signatures AS sg ON sg.signature = ms.signature
     GROUP BY ms.run_id
 ),
 
