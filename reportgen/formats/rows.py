@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from reportgen.errors import InputError
 from reportgen.formats.source import SourceFile
+from reportgen.formats.sql import load_sql
 
 log = logging.getLogger("reportgen.formats")
 
@@ -70,32 +71,6 @@ _STEPS = pa.schema(
     ]
 )
 STATUSES = frozenset({"ok", "error", "retry", "abandoned"})
-
-_INSERT_RUNS = """
-INSERT INTO stage_runs BY NAME
-SELECT * EXCLUDE (started_at, meta, batch),
-       TRY_CAST(started_at AS TIMESTAMPTZ) AS started_at,
-       CAST(meta AS JSON) AS meta,
-       coalesce(batch, strftime(TRY_CAST(started_at AS TIMESTAMPTZ), '%Y-%m-%d'), 'undated')
-           AS batch
-FROM rg_adapter_runs
-"""
-_INSERT_OUTPUTS = """
-INSERT INTO stage_outputs BY NAME
-SELECT run_id, suite, label, task_id,
-       coalesce(batch, strftime(TRY_CAST(started_at AS TIMESTAMPTZ), '%Y-%m-%d'), 'undated')
-           AS batch,
-       trial, output, source_file, content_hash
-FROM rg_adapter_runs WHERE output IS NOT NULL
-"""
-_INSERT_STEPS = """
-INSERT INTO stage_steps BY NAME
-SELECT * EXCLUDE (started_at, input, output),
-       TRY_CAST(started_at AS TIMESTAMPTZ) AS started_at,
-       coalesce(TRY_CAST(input AS JSON), to_json(input)) AS input,
-       coalesce(TRY_CAST(output AS JSON), to_json(output)) AS output
-FROM rg_adapter_steps
-"""
 
 
 def notice(source: SourceFile, message: str) -> None:
@@ -390,9 +365,9 @@ class Collector:
         con.register("rg_adapter_runs", runs)
         con.register("rg_adapter_steps", steps)
         try:
-            con.execute(_INSERT_RUNS)
-            con.execute(_INSERT_OUTPUTS)
-            con.execute(_INSERT_STEPS)
+            con.execute(load_sql("adapter_runs"))
+            con.execute(load_sql("adapter_outputs"))
+            con.execute(load_sql("adapter_steps"))
         finally:
             con.unregister("rg_adapter_runs")
             con.unregister("rg_adapter_steps")

@@ -120,6 +120,7 @@ def load_site_data(
     con: duckdb.DuckDBPyConnection, baseline_label: str, candidate_label: str
 ) -> SiteData:
     """Load runs, steps, the nightly series and the comparison of the two labels."""
+    con.execute(load_sql("run_resolved"))  # the table macro site_runs and site_nightly read
     runs = _rows(con, "site_runs")
     runs_by_id = {r["run_id"]: r for r in runs}
     steps: dict[str, list[dict[str, Any]]] = defaultdict(list)
