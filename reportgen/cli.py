@@ -56,8 +56,16 @@ def exits_on_errors(command: F) -> F:
 
 
 def print_json(data: Any) -> None:
-    """Machine output: sorted keys, stable across runs."""
-    sys.stdout.write(json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+    """Machine output: sorted keys, stable across runs; streamed, so a large report is never
+    held as one string."""
+    encoder = json.JSONEncoder(indent=2, sort_keys=True, default=str)
+    pending: list[str] = []
+    for chunk in encoder.iterencode(data):
+        pending.append(chunk)
+        if len(pending) >= 1 << 16:  # write in batches: one write per chunk is slow
+            sys.stdout.write("".join(pending))
+            pending.clear()
+    sys.stdout.write("".join(pending) + "\n")
 
 
 def _version(value: bool) -> None:

@@ -11,11 +11,13 @@ from typing import Any
 
 import duckdb
 
+from reportgen._gc import collector_paused
 from reportgen.archive import connect
 from reportgen.archive.connection import first_row
 from reportgen.errors import InputError
 from reportgen.gates import Threshold, judge
 from reportgen.ingest import ingest
+from reportgen.ingest.loader import ProgressHook
 from reportgen.metrics.divergence import pair_metrics
 from reportgen.metrics.pairing import Pairing, Unpaired, pair_labels, pair_runs
 from reportgen.metrics.sql import load_sql
@@ -62,11 +64,19 @@ class Comparison:
 
 
 def compare_pairing(
-    con: duckdb.DuckDBPyConnection, pairing: Pairing, thresholds: Sequence[Threshold] = ()
+    con: duckdb.DuckDBPyConnection,
+    pairing: Pairing,
+    thresholds: Sequence[Threshold] = (),
+    *,
+    with_steps: bool = True,
+    progress: ProgressHook | None = None,
 ) -> Comparison:
-    """Metrics and verdicts for every pair of ``pairing``; steps attached to each diff row."""
-    results = pair_metrics(con, pairing.pairs)
-    _attach_steps(con, results)
+    """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
+    the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
+    tables need only the metrics)."""
+    results = pair_metrics(con, pairing.pairs, progress=progress)
+    if with_steps:
+        _attach_steps(con, results)
     for result in results:
         verdict = judge(result, list(thresholds))
         result["passed"] = verdict.passed
@@ -86,9 +96,11 @@ def compare_labels(
     task: str | None = None,
     baseline_batch: str | None = None,
     candidate_batch: str | None = None,
+    with_steps: bool = True,
+    progress: ProgressHook | None = None,
 ) -> Comparison:
     """Compare two labels of an archive, task by task (and night by night unless pinned);
-    ``task`` keeps one task only."""
+    ``task`` keeps one task only. ``with_steps``, ``progress``: as for compare_pairing."""
     pairing = pair_labels(
         con,
         baseline_label,
@@ -105,7 +117,7 @@ def compare_labels(
         raise InputError(
             "archive", f"no runs of {what}labels {baseline_label!r} or {candidate_label!r}"
         )
-    return compare_pairing(con, pairing, thresholds)
+    return compare_pairing(con, pairing, thresholds, with_steps=with_steps, progress=progress)
 
 
 def compare_paths(
@@ -114,9 +126,12 @@ def compare_paths(
     thresholds: Sequence[Threshold] = (),
     *,
     format_name: str | None = None,
+    with_steps: bool = True,
+    progress: ProgressHook | None = None,
 ) -> Comparison:
     """Compare trace files or folders without an archive: both sides are ingested into an
-    in-memory one, then paired (two single runs pair with each other; otherwise by task)."""
+    in-memory one, then paired (two single runs pair with each other; otherwise by task).
+    ``with_steps``, ``progress``: as for compare_pairing."""
     con = connect(None)
     try:
         sides = []
@@ -132,31 +147,53 @@ def compare_paths(
                 raise InputError(", ".join(map(str, paths)), "holds no runs to compare")
             sides.append([r[0] for r in rows])
         pairing = pair_runs(con, sides[0], sides[1], same_batch=False)
-        return compare_pairing(con, pairing, thresholds)
+        return compare_pairing(con, pairing, thresholds, with_steps=with_steps, progress=progress)
     finally:
         con.close()
 
 
+_STEP_FIELDS = (
+    "type", "action", "status", "input", "output", "tokens_in", "tokens_out", "cost_usd",
+    "latency_ms",
+)  # fmt: skip
+
+
+def _parsed(texts: list[str | None]) -> list[Any]:
+    """Each JSON text parsed, None kept; equal texts share one parsed value (parsed once)."""
+    values: dict[str | None, Any] = {t: json.loads(t) for t in set(texts) if t is not None}
+    values[None] = None
+    return [values[t] for t in texts]
+
+
 def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[dict[str, Any]]) -> None:
-    """Give every step_diffs row the steps it pairs (type, action, status, input, output)."""
+    """Give every step_diffs row the steps it pairs (type, action, status, input, output and
+    numbers), read in one query as columns. The step dicts, and parsed inputs and outputs of
+    equal text, are shared between the rows that show them: read them, never change them."""
     run_ids = sorted({r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")})
     if not run_ids:
         return
-    steps: dict[tuple[str, int], dict[str, Any]] = {}
-    rows = con.execute(load_sql("steps_for_runs"), {"run_ids": run_ids}).fetchall()
-    for run_id, idx, step in rows:
-        for key in ("input", "output"):
-            step[key] = None if step[key] is None else json.loads(step[key])
-        steps[(run_id, idx)] = step
-    for result in results:
-        for row in result["step_diffs"]:
-            b, c = row["baseline_index"], row["candidate_index"]
-            row["baseline_step"] = (
-                steps.get((result["baseline_run_id"], b)) if b is not None else None
+    table = con.sql(load_sql("steps_for_runs"), params={"run_ids": run_ids}).to_arrow_table()
+    with collector_paused():
+        columns = [table[name].to_pylist() for name in _STEP_FIELDS]
+        for k in (_STEP_FIELDS.index("input"), _STEP_FIELDS.index("output")):
+            columns[k] = _parsed(columns[k])
+        steps = [
+            {
+                "type": typ, "action": action, "status": status, "input": inp, "output": out,
+                "tokens_in": t_in, "tokens_out": t_out, "cost_usd": cost, "latency_ms": latency,
+            }
+            for typ, action, status, inp, out, t_in, t_out, cost, latency in zip(
+                *columns, strict=True
             )
-            row["candidate_step"] = (
-                steps.get((result["candidate_run_id"], c)) if c is not None else None
-            )
+        ]  # fmt: skip
+        keys = zip(table["run_id"].to_pylist(), table["idx"].to_pylist(), strict=True)
+        by_key = dict(zip(keys, steps, strict=True))
+        for result in results:
+            b_run, c_run = result["baseline_run_id"], result["candidate_run_id"]
+            for row in result["step_diffs"]:
+                b, c = row["baseline_index"], row["candidate_index"]
+                row["baseline_step"] = None if b is None else by_key.get((b_run, b))
+                row["candidate_step"] = None if c is None else by_key.get((c_run, c))
 
 
 def gate_convergence(

@@ -12,6 +12,7 @@ from reportgen.archive import connect
 from reportgen.compare import Comparison, compare_labels, compare_paths
 from reportgen.errors import GateFailed, UsageError
 from reportgen.gates import GATES, find_config, resolve_thresholds
+from reportgen.reports.progress import DelayedProgress
 
 MaxDivergence = Annotated[
     float | None, typer.Option("--max-divergence", help="Fail when TDI > this.")
@@ -62,6 +63,14 @@ def gate_flags(options: dict[str, Any]) -> dict[str, float | None]:
     return {
         gate.name: options.get(gate.flag.removeprefix("--").replace("-", "_")) for gate in GATES
     }
+
+
+def _progress(as_json: bool) -> DelayedProgress:
+    """A progress bar on stderr for comparisons that take more than a second (none with
+    --json, so that stdout and stderr stay machine-readable)."""
+    from reportgen.cli import err
+
+    return DelayedProgress(err, enabled=not as_json)
 
 
 def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, tree: bool) -> None:
@@ -131,26 +140,32 @@ def compare_command(
         config or find_config(),
     )
     paths = [p for p in (baseline, candidate) if p is not None]
-    if db is not None:
-        if paths:
-            raise UsageError("give either BASELINE CANDIDATE paths or --db, not both")
-        con = connect(db, read_only=True)
-        try:
-            comparison = compare_labels(
-                con,
-                baseline_label,
-                candidate_label,
-                thresholds,
-                task=task,
-                baseline_batch=batch,
-                candidate_batch=batch,
+    if db is not None and paths:
+        raise UsageError("give either BASELINE CANDIDATE paths or --db, not both")
+    if db is None and len(paths) != 2:
+        raise UsageError("give two paths, BASELINE CANDIDATE (files or folders), or --db FILE")
+    with_steps = as_json or explain or tree  # only these outputs show the steps
+    with _progress(as_json) as progress:
+        if db is not None:
+            con = connect(db, read_only=True)
+            try:
+                comparison = compare_labels(
+                    con,
+                    baseline_label,
+                    candidate_label,
+                    thresholds,
+                    task=task,
+                    baseline_batch=batch,
+                    candidate_batch=batch,
+                    with_steps=with_steps,
+                    progress=progress.hook,
+                )
+            finally:
+                con.close()
+        else:
+            comparison = compare_paths(
+                [paths[0]], [paths[1]], thresholds, with_steps=with_steps, progress=progress.hook
             )
-        finally:
-            con.close()
-    else:
-        if len(paths) != 2:
-            raise UsageError("give two paths, BASELINE CANDIDATE (files or folders), or --db FILE")
-        comparison = compare_paths([paths[0]], [paths[1]], thresholds)
     _emit(comparison, as_json, markdown, explain, tree)
 
 
@@ -198,19 +213,22 @@ def gate_command(
     )
     con = connect(db, read_only=True)
     try:
-        chosen = (
-            None
-            if batch == "all"
-            else batch or latest_shared_batch(con, baseline_label, candidate_label)
-        )
-        comparison = compare_labels(
-            con,
-            baseline_label,
-            candidate_label,
-            thresholds,
-            baseline_batch=chosen,
-            candidate_batch=chosen,
-        )
+        with _progress(as_json) as progress:
+            chosen = (
+                None
+                if batch == "all"
+                else batch or latest_shared_batch(con, baseline_label, candidate_label)
+            )
+            comparison = compare_labels(
+                con,
+                baseline_label,
+                candidate_label,
+                thresholds,
+                baseline_batch=chosen,
+                candidate_batch=chosen,
+                with_steps=as_json or explain,
+                progress=progress.hook,
+            )
         if convergence_min is not None:
             gate_convergence(
                 con,

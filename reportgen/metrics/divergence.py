@@ -10,8 +10,7 @@ and diffs, and the rows are assembled as JSON-contract dicts with the same numbe
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
@@ -23,6 +22,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from reportgen._gc import collector_paused
 from reportgen.archive.connection import define_step_hashes
 from reportgen.metrics import _kernels
 from reportgen.metrics.sql import load_sql
@@ -497,14 +497,20 @@ def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[dict[str, Any]]:
     return _assemble(chunk.columns, chunk.b_run, chunk.c_run, metrics, loops, run_totals, diffs)
 
 
-def pair_metrics(con: duckdb.DuckDBPyConnection, pairs: Sequence[PairLike]) -> list[dict[str, Any]]:
+def pair_metrics(
+    con: duckdb.DuckDBPyConnection,
+    pairs: Sequence[PairLike],
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[dict[str, Any]]:
     """Every divergence metric of every pair, in the order given, as JSON-contract dicts.
 
     ``pairs`` are :class:`Pair` or ``(pair_id, task_id, baseline_run_id, candidate_run_id)``
     tuples. Works through chunks of CHUNK_PAIRS pairs: each chunk's steps are read once
     (:func:`_read`) while the chunk before is computed (:func:`_compute`), so DuckDB and
     Python overlap and memory stays bounded by a chunk. Raises ValueError for duplicate pair
-    ids or runs the archive lacks."""
+    ids or runs the archive lacks. ``progress("computing metrics", done, total)`` is called
+    after each chunk."""
     columns = _as_columns(pairs)
     total = len(columns["pair_id"])
     if not total:
@@ -514,22 +520,21 @@ def pair_metrics(con: duckdb.DuckDBPyConnection, pairs: Sequence[PairLike]) -> l
     out: list[dict[str, Any]] = []
     reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-read")
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-metrics")
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of small, acyclic dicts: collections would only rescan them
     try:
-        reading = reader.submit(_read, con, chunks[0])
-        for k in range(len(chunks)):
-            chunk = reading.result()
-            if k + 1 < len(chunks):  # the connection is free: _compute never touches it
-                reading = reader.submit(_read, con, chunks[k + 1])
-            out.extend(_compute(chunk, pool))
-            del chunk
-        return out
+        with collector_paused():
+            reading = reader.submit(_read, con, chunks[0])
+            for k in range(len(chunks)):
+                chunk = reading.result()
+                if k + 1 < len(chunks):  # the connection is free: _compute never touches it
+                    reading = reader.submit(_read, con, chunks[k + 1])
+                out.extend(_compute(chunk, pool))
+                del chunk
+                if progress is not None:
+                    progress("computing metrics", len(out), total)
+            return out
     finally:
         reader.shutdown(wait=True, cancel_futures=True)
         pool.shutdown()
-        if gc_was_enabled:
-            gc.enable()
 
 
 def insert_runs(

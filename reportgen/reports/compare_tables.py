@@ -22,6 +22,12 @@ COLUMNS = (
 )
 
 
+#: Pair rows shown at most: at a terminal, and in Markdown (GitHub caps a PR comment at
+#: 65,536 characters and a job summary at 1 MiB). Failed pairs come first; --json has all.
+TERMINAL_ROWS = 50
+MARKDOWN_ROWS = 200
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.1f}%"
 
@@ -49,6 +55,21 @@ def _ordered(comparison: Comparison) -> list[dict[str, Any]]:
     return sorted(
         comparison.pairs,
         key=lambda p: (p["passed"], -p["trajectory_divergence_index"], p["pair_id"]),
+    )
+
+
+def _shown(comparison: Comparison, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+    """The pairs a table shows (at most ``limit``, regressions first) and, when some are left
+    out, the line that says so."""
+    ordered = _ordered(comparison)
+    if len(ordered) <= limit:
+        return ordered, None
+    rest = ordered[limit:]
+    failed = sum(1 for p in rest if not p["passed"])
+    what = f"{failed} failed a gate" if failed else "all passed"
+    return ordered[:limit], (
+        f"... {len(rest)} more pair(s) not shown ({what}; by divergence, highest first); "
+        "--json lists every pair."
     )
 
 
@@ -88,11 +109,14 @@ def print_terminal(console: Console, comparison: Comparison) -> None:
         table.add_column(
             column, justify="left" if column in ("pair", "verdict") else "right", overflow="fold"
         )
-    for pair in _ordered(comparison):
+    shown, more = _shown(comparison, TERMINAL_ROWS)
+    for pair in shown:
         cells = row(pair)
         style = None if pair["passed"] else "red"
         table.add_row(*cells, style=style)
     console.print(table)
+    if more:
+        console.print(more, markup=False)
     for unpaired in comparison.unpaired:
         console.print(
             f"unpaired {unpaired.side} run {unpaired.run_id} (task {unpaired.task_id}, batch {unpaired.batch})",
@@ -126,8 +150,11 @@ def markdown(comparison: Comparison) -> str:
     lines.append(
         "|" + "|".join("---" if c in ("pair", "verdict") else "---:" for c in COLUMNS) + "|"
     )
-    for pair in _ordered(comparison):
+    shown, more = _shown(comparison, MARKDOWN_ROWS)
+    for pair in shown:
         lines.append("| " + " | ".join(_md_cell(c) for c in row(pair)) + " |")
+    if more:
+        lines += ["", _md_cell(more)]
     if comparison.unpaired:
         lines += ["", "Unpaired runs:", ""]
         lines += [

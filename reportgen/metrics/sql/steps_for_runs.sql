@@ -1,10 +1,17 @@
--- The steps of the given runs as JSON-ready structs, for diff views and explanations.
--- Grain: one row per step.
-SELECT run_id, idx,
-       {'type': type, 'action': action, 'status': status,
-        'input': CAST(input AS VARCHAR), 'output': CAST(output AS VARCHAR),
-        'tokens_in': tokens_in, 'tokens_out': tokens_out, 'cost_usd': cost_usd,
-        'latency_ms': latency_ms} AS step
+-- steps_for_runs: the steps of the given runs ($run_ids), for diff views and explanations.
+-- Grain: one row per step, ordered by run and step. input/output are JSON text.
+SELECT
+    run_id,
+    idx,
+    type,
+    action,
+    status,
+    CAST(input AS VARCHAR) AS input,
+    CAST(output AS VARCHAR) AS output,
+    tokens_in,
+    tokens_out,
+    cost_usd,
+    latency_ms
 FROM steps
 WHERE run_id IN (SELECT unnest($run_ids))
 ORDER BY run_id, idx
