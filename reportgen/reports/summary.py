@@ -12,6 +12,7 @@ from reportgen.metrics.sql import load_sql
 
 def archive_summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """Table counts plus one row per (suite, label): runs, tasks, batches and spend."""
+    con.execute(load_sql("run_resolved"))  # the table macro label_summary reads
     rows = con.execute(load_sql("label_summary")).fetchall()
     columns = (
         "suite",

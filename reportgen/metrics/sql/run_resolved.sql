@@ -1,7 +1,8 @@
 -- run_resolved: defines the table macro rg_run_resolved(): one row per archived run (grain:
 -- run_id) with its resource totals resolved as run_totals.sql says: the run's own total when
 -- the trace gives one, else the sum of its steps; NULL (unknown) when neither gives it.
--- The site's run rows (site_runs.sql) and nightly series (site_nightly.sql) both read it.
+-- The site's run rows (site_runs.sql) and nightly series (site_nightly.sql) and the archive
+-- summary (label_summary.sql) read it.
 --   n_steps, n_wasted   step counts (wasted = error, retry or abandoned)
 --   tokens              tokens_in + tokens_out (a missing side counts 0; NULL when both are)
 CREATE OR REPLACE TEMP MACRO rg_run_resolved() AS TABLE
