@@ -9,7 +9,9 @@ no Python object per step, and releases the GIL so DuckDB and the other thread k
 * recovery_walk, pair_recovery - the RSR window walk of each sequence, or of both sides of
   each aligned pair;
 * loop_scan - the greedy back-to-back repeat scan of trajectory.loop_blocks, plus stagnancy;
-* diff_lists - the step_diffs dicts of each pair (the only kernel that builds Python objects).
+* diff_lists - the step_diffs dicts of each pair (the only kernel that builds Python objects);
+* place_rows, run_sums, run_folds - where each fetched step row goes in run-then-step order,
+  and the per-run sums and left-to-right float folds of the run totals.
 
 Every kernel equals its per-sequence reference in reportgen.metrics.trajectory exactly; the
 tests compare them on random inputs.

@@ -475,8 +475,8 @@ def _read(con: duckdb.DuckDBPyConnection, columns: dict[str, list[Any]]) -> _Chu
 
 
 def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[dict[str, Any]]:
-    """Every metric of every pair of the chunk. The alignment and the RSR walk (compiled, they
-    release the GIL) run on ``pool`` while this thread resolves the totals and scans loops."""
+    """Every metric of every pair of the chunk. The alignment (compiled, it releases the GIL)
+    runs on ``pool`` while this thread resolves the totals and scans for loops."""
     steps = chunk.steps
     b_arr = np.array(chunk.b_run, dtype=np.int64)
     c_arr = np.array(chunk.c_run, dtype=np.int64)

@@ -6,6 +6,7 @@ pair or run to the next (match tables, scratch buffers) meets the references too
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reportgen.metrics import udfs
+from reportgen.metrics import _kernels, udfs
 from reportgen.metrics.trajectory import align_ids, detect_loops, lcs_length, recovery_flags
 
 from .test_trajectory_properties import slow_align, slow_loops, slow_recovery
@@ -205,3 +206,50 @@ def test_compiled_kernels_are_current() -> None:
     assert compiled.stat().st_mtime >= source.stat().st_mtime, (
         f"{source} changed after {compiled.name} was compiled: run `pip install -e .` again"
     )
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=8), st.randoms(use_true_random=False), st.data())
+def test_place_rows_and_run_totals(
+    lengths: list[int], rnd: random.Random, data: st.DataObject
+) -> None:
+    """Shuffled (run, idx) rows land where a sort puts them; sums and left-to-right folds per
+    run equal Python's; an index missing or given twice is refused."""
+    rows = [(r, i) for r, n in enumerate(lengths) for i in range(n)]
+    rnd.shuffle(rows)
+    rn = np.array([r for r, _ in rows], dtype=np.int32)
+    idx = np.array([i for _, i in rows], dtype=np.int32)
+    off = np.zeros(len(lengths) + 1, dtype=np.int64)
+    pos = np.empty(len(rows), dtype=np.int64)
+    assert _kernels.place_rows(rn, idx, off, pos)
+    assert off.tolist() == [0, *np.cumsum(lengths).tolist()]
+    assert [off[r] + i for r, i in rows] == pos.tolist()
+    values = data.draw(st.lists(st.floats(-1e6, 1e6), min_size=len(rows), max_size=len(rows)))
+    valid = np.array(data.draw(st.lists(st.booleans(), min_size=len(rows), max_size=len(rows))))
+    folds = np.zeros(len(lengths))
+    given = np.zeros(len(lengths), dtype=np.int8)
+    _kernels.run_folds(
+        rn, pos, off, np.array(values, dtype=np.float64), valid.view(np.int8), folds, given
+    )
+    sums = np.zeros(len(lengths), dtype=np.int64)
+    given_sums = np.zeros(len(lengths), dtype=np.int8)
+    ints = np.array([int(v) for v in values], dtype=np.int64)
+    _kernels.run_sums(rn, ints, valid.view(np.int8), sums, given_sums)
+    for r in range(len(lengths)):
+        mine = sorted((i, x) for x, (rr, i) in enumerate(rows) if rr == r)
+        expected = 0.0
+        for _, x in mine:
+            if valid[x]:
+                expected = expected + values[x]
+        assert folds[r] == expected
+        assert sums[r] == sum(int(ints[x]) for _, x in mine if valid[x])
+        assert bool(given[r]) == bool(given_sums[r]) == any(valid[x] for _, x in mine)
+    if rows:
+        beyond = idx.copy()
+        beyond[0] = lengths[rn[0]]  # one past the run's last step
+        assert not _kernels.place_rows(rn, beyond, off, pos)
+        same_run = [x for x in range(1, len(rows)) if rn[x] == rn[0]]
+        if same_run:
+            twice = idx.copy()
+            twice[same_run[0]] = idx[0]  # two rows claim one step
+            assert not _kernels.place_rows(rn, twice, off, pos)
