@@ -233,6 +233,21 @@ def test_sorting_lands_in_the_fragment(tab: Tab, demo_site: Site) -> None:
     assert tab.problems == []
 
 
+def test_numbers_line_up_on_the_right(tab: Tab, demo_site: Site) -> None:
+    """Number columns of the data tables are right-aligned (the table rule must not win)."""
+    page = tab.open(demo_site[0] / "compare/baseline..candidate/nightly/fix-login/2026-11-28.html")
+    aligns = page.evaluate(
+        "() => [...document.querySelectorAll('table.metrics td.n, table.metrics th.n')]"
+        ".map(c => getComputedStyle(c).textAlign)"
+    )
+    assert aligns and set(aligns) == {"right"}
+    name = page.evaluate(
+        "() => getComputedStyle(document.querySelector('table.metrics td')).textAlign"
+    )
+    assert name in ("left", "start")
+    assert tab.problems == []
+
+
 def test_night_link_filters_the_pairs(tab: Tab, demo_site: Site) -> None:
     page = tab.open(demo_site[0] / "compare/baseline..candidate/index.html")
     on_night = _rows_where(page, "pairs", 0, "2026-11-27")
