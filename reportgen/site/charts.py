@@ -138,12 +138,14 @@ def nightly_lines(
 def cumulative_cost(
     chart_id: str, baseline: Sequence[StepView], candidate: Sequence[StepView]
 ) -> Chart:
-    """Running cost over steps for both sides of a pair."""
+    """Running cost over steps for both sides of a pair: the level over [k, k + 1] is the cost
+    once step k (0-based) is done, so every step, the last one too, shows as a level."""
     traces = []
     for (name, steps), colour in zip(
         (("baseline", baseline), ("candidate", candidate)), LABEL_COLOURS, strict=False
     ):
-        total, ys = 0.0, []
+        total = 0.0
+        ys: list[float | None] = [0.0]
         for s in steps:
             total += s.cost_usd or 0.0
             ys.append(r6(total))
@@ -152,12 +154,12 @@ def cumulative_cost(
                 "type": "scatter",
                 "mode": "lines",
                 "name": name,
-                "x": [s.idx for s in steps],
+                "x": list(range(len(steps) + 1)),
                 "y": ys,
-                "line": {"color": colour, "shape": "hv"},
+                "line": {"color": colour, "shape": "vh"},
             }
         )
-    layout = _layout("Cumulative cost", "step", "cost so far (USD)")
+    layout = _layout("Cumulative cost", "steps done", "cost so far (USD)")
     return Chart(
         chart_id,
         "Cumulative cost by step",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from reportgen.site import BuildReport
 from reportgen.site.render import CSP
@@ -142,3 +143,17 @@ def test_site_has_assets_and_nojekyll(demo_site: Site) -> None:
     assert len(list(out.rglob("plotly*.js"))) == 1
     for name in ("site.css", "tables.js", "charts.js"):
         assert (out / "assets" / name).is_file()
+
+
+def test_cumulative_cost_chart_gives_every_step_a_level() -> None:
+    """From (0, 0) to (n, total), drawn 'vh': the last step has a level, not a spike."""
+    from reportgen.site.charts import cumulative_cost
+
+    def view(idx: int, cost: float | None) -> Any:
+        return type("V", (), {"idx": idx, "cost_usd": cost})()
+
+    chart = cumulative_cost("cost", [view(0, 0.5), view(1, None), view(2, 2.0)], [view(0, 1.0)])
+    base, cand = chart.figure["data"]
+    assert base["x"] == [0, 1, 2, 3] and base["y"] == [0.0, 0.5, 0.5, 2.5]
+    assert cand["x"] == [0, 1] and cand["y"] == [0.0, 1.0]
+    assert base["line"]["shape"] == "vh"
