@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from reportgen.archive.arrow import STEP_ROWS
 from reportgen.errors import InputError
 from reportgen.formats.source import SourceFile
 from reportgen.formats.sql import load_sql
@@ -52,23 +53,8 @@ _RUNS = pa.schema(
         ("content_hash", pa.string()),
     ]
 )
-_STEPS = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("idx", pa.int32()),
-        ("type", pa.string()),
-        ("action", pa.string()),
-        ("input", pa.string()),
-        ("input_keys", pa.list_(pa.string())),
-        ("output", pa.string()),
-        ("status", pa.string()),
-        ("tokens_in", pa.int64()),
-        ("tokens_out", pa.int64()),
-        ("cost_usd", pa.float64()),
-        ("latency_ms", pa.float64()),
-        ("started_at", pa.string()),
-        ("parent", pa.int32()),
-    ]
+_STEPS = STEP_ROWS.append(pa.field("started_at", pa.string())).append(
+    pa.field("parent", pa.int32())
 )
 STATUSES = frozenset({"ok", "error", "retry", "abandoned"})
 

@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from reportgen._gc import collector_paused
+from reportgen.archive.arrow import STEP_ROWS
 from reportgen.archive.connection import define_step_hashes
 from reportgen.metrics import _kernels
 from reportgen.metrics.sql import load_sql
@@ -241,7 +242,8 @@ def _percent(
     bf, cf = b.astype(np.float64), c.astype(np.float64)
     zero = b_known & (bf == 0)
     ok = b_known & c_known & ~zero
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # overflow gives inf, as the Python reference (pct_delta) does for the same floats
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if b.dtype.kind in "iu":
             value = ((c - b).astype(np.float64) / np.where(ok, bf, 1.0)) * 100.0
         else:
@@ -602,21 +604,6 @@ _RUN_SCHEMA = pa.schema(
         ("n_steps", pa.int32()),
     ]
 )
-_STEP_SCHEMA = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("idx", pa.int32()),
-        ("type", pa.string()),
-        ("action", pa.string()),
-        ("input", pa.string()),
-        ("input_keys", pa.list_(pa.string())),
-        ("output", pa.string()),
-        ("status", pa.string()),
-        ("tokens_in", pa.int64()),
-        ("tokens_out", pa.int64()),
-        ("cost_usd", pa.float64()),
-        ("latency_ms", pa.float64()),
-    ]
-)
+_STEP_SCHEMA = STEP_ROWS
 _RUN_COLUMNS = tuple(_RUN_SCHEMA.names)
 _STEP_COLUMNS = tuple(_STEP_SCHEMA.names)
