@@ -260,13 +260,12 @@ def _percent(
 
 
 def _step_metrics(
-    steps: _Steps, b_run: IntArray, c_run: IntArray, al: Alignments
+    steps: _Steps, totals: _Totals, b_run: IntArray, c_run: IntArray, al: Alignments
 ) -> dict[str, Any]:
-    """Every metric of every pair that the steps alone give (pair p: runs b_run[p] and
-    c_run[p], aligned as ``al``), as Python lists; the deltas come from :func:`_deltas`."""
-    off = steps.off
-    n_steps = np.diff(off)
-    n_wasted = _run_sum(steps.wasted.astype(np.int64), off)
+    """Every metric of every pair that the steps give (pair p: runs b_run[p] and c_run[p],
+    aligned as ``al``; step counts from ``totals``), as Python lists; the deltas come from
+    :func:`_deltas`."""
+    off, n_steps, n_wasted = steps.off, totals.n_steps, totals.n_wasted
     n, m = n_steps[b_run], n_steps[c_run]
     b_rec, b_unrec, c_rec, c_unrec = pair_recovery(steps.wasted, al, off[b_run], n, off[c_run], m)
     total = (n + m).astype(np.float64)
@@ -491,7 +490,7 @@ def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[dict[str, Any]]:
     totals = _totals(chunk.runs, steps, chunk.facts, chunk.pos)
     found = loops_batch(steps.sig, steps.payload, off, dense=True)
     al = aligning.result()
-    metrics = _step_metrics(steps, b_arr, c_arr, al)
+    metrics = _step_metrics(steps, totals, b_arr, c_arr, al)
     metrics.update(_deltas(totals, b_arr, c_arr))
     loops = _run_loops(steps, found)
     run_totals = _run_totals_dicts(totals)
