@@ -8,6 +8,7 @@ no slower fallback to hide behind.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -52,7 +53,7 @@ class KernelBuildHook(BuildHookInterface):  # type: ignore[misc]
         if self.target_name != "wheel":
             return
         root = Path(self.root)
-        build_dir = Path(tempfile.mkdtemp(prefix="reportgen-build-"))
+        self._build_dir = build_dir = Path(tempfile.mkdtemp(prefix="reportgen-build-"))
         built = compile_extensions(root, build_dir)
         build_data["pure_python"] = False
         build_data["infer_tag"] = True
@@ -64,3 +65,9 @@ class KernelBuildHook(BuildHookInterface):  # type: ignore[misc]
             else:
                 build_data["force_include"][str(path)] = relative
         print(f"reportgen: compiled {', '.join(built)} for {sys.implementation.cache_tag}")
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        """Remove the compile folder once the wheel holds what it needs."""
+        build_dir = getattr(self, "_build_dir", None)
+        if build_dir is not None:
+            shutil.rmtree(build_dir, ignore_errors=True)
