@@ -27,7 +27,7 @@ def _own_files() -> list[tuple[Path, str]]:
     if DATA.is_dir():
         for path in sorted(DATA.rglob("*")):
             folder = path.relative_to(DATA).parts[0]
-            if path.is_file() and is_input_file(path):
+            if path.is_file() and is_input_file(path) and folder in EXPECTED:
                 found.append((path, EXPECTED[folder]))
     return found
 

@@ -28,9 +28,14 @@ EXPECTED = {
 
 
 def _files() -> list[Path]:
+    """The shared files of the formats reportgen reads (other folders await their adapter)."""
     if not DATA.is_dir():
         return []
-    return sorted(p for p in DATA.rglob("*") if p.is_file() and is_input_file(p))
+    return sorted(
+        p
+        for p in DATA.rglob("*")
+        if p.is_file() and is_input_file(p) and p.relative_to(DATA).parts[0] in EXPECTED
+    )
 
 
 @needs_data
