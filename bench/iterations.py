@@ -11,7 +11,7 @@ rapidfuzz against difflib on large patches.
    every time. Prints outputs/s and MB/s, overall and per ecosystem.
 2. Writes RUNS x ATTEMPTS iteration records (failing ids given, or raw `go test`/pytest output
    for one attempt in ten; a patch of ~1.5 KB changing a little every attempt), ingests them
-   into a DuckDB archive and computes every signal with ``reportgen.iterations.analyse``
+   into a DuckDB archive and computes every signal with ``reportgen.iterations.analysis``
    (derived sets, patch distance, diff volume, tool error rate, thrash evidence, per-run
    spend). Prints attempts/s for ingest, for analyse and for both.
 3. Compares the rapidfuzz patch similarity (what the SQL and the Recorder use) with difflib's

@@ -7,14 +7,18 @@ assert_no_regressions(compare("traces/baseline.json", "traces/candidate.json"), 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from reportgen.compare import Comparison, compare_labels, compare_paths
-from reportgen.gates import GATES, Threshold, find_config, judge, resolve_thresholds
+from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_thresholds
 
 __all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
 
-# assert_no_regressions keyword -> gate name (the keys of a config's [assertions] section)
-ASSERTION_KEYWORDS = {gate.assertion_key: gate.name for gate in GATES}
+
+def assertion_keywords() -> dict[str, str]:
+    """assert_no_regressions keyword -> gate name (the keys of a config's [assertions]
+    section), one per registered gate."""
+    return {gate.keyword: gate.name for gate in pair_gates() if gate.keyword}
 
 
 class RegressionError(AssertionError):
@@ -54,60 +58,46 @@ def compare_archive(
 def thresholds_for(config: Path | bool | None = True, **keywords: float | None) -> list[Threshold]:
     """Thresholds from keyword arguments (named like the [assertions] keys), over a config
     file's [assertions] section (``True``: the nearest reportgen.toml / pyproject.toml)."""
-    unknown = set(keywords) - set(ASSERTION_KEYWORDS)
+    names = assertion_keywords()
+    unknown = set(keywords) - set(names)
     if unknown:
         raise TypeError(
-            f"unknown threshold(s): {', '.join(sorted(unknown))} (known: {', '.join(ASSERTION_KEYWORDS)})"
+            f"unexpected keyword argument(s): {', '.join(sorted(unknown))}"
+            f" (known thresholds: {', '.join(names)})"
         )
     path = find_config() if config is True else (config or None)
-    flags = {ASSERTION_KEYWORDS[key]: value for key, value in keywords.items()}
+    flags = {names[key]: value for key, value in keywords.items()}
     found = resolve_thresholds(
         flags, path if isinstance(path, Path) else None, section="assertions"
     )
+    by_gate = {name: key for key, name in names.items()}
     return [
-        Threshold(
-            t.gate, t.value, f"{_keyword(t.gate)}=" if t.source.startswith("--") else t.source
-        )
+        Threshold(t.gate, t.value, f"{by_gate[t.gate]}=" if t.source.startswith("--") else t.source)
         for t in found
     ]
-
-
-def _keyword(gate: str) -> str:
-    return next(key for key, name in ASSERTION_KEYWORDS.items() if name == gate)
 
 
 def assert_no_regressions(
     comparison: Comparison,
     *,
     config: Path | bool | None = True,
-    max_divergence: float | None = None,
-    max_wasted_effort: float | None = None,
     allow_loops: bool | None = None,
-    max_loops: float | None = None,
-    max_recovery_step_ratio: float | None = None,
-    max_cost_increase_pct: float | None = None,
-    max_token_increase_pct: float | None = None,
-    max_latency_increase_pct: float | None = None,
+    **thresholds: Any,
 ) -> None:
     """Raise RegressionError when any pair breaks a threshold (strict ``>``: equal passes).
 
-    ``allow_loops=False`` is ``max_loops=0`` (no stagnant candidate loop at all), as in
-    AgentDiff; thresholds left as None come from the config's [assertions] section."""
-    if allow_loops is False and max_loops is None:
-        max_loops = 0
-    thresholds = thresholds_for(
-        config,
-        max_divergence=max_divergence,
-        max_wasted_effort=max_wasted_effort,
-        max_loops=max_loops,
-        max_recovery_step_ratio=max_recovery_step_ratio,
-        max_cost_increase_pct=max_cost_increase_pct,
-        max_token_increase_pct=max_token_increase_pct,
-        max_latency_increase_pct=max_latency_increase_pct,
-    )
+    Thresholds are keywords named like the [assertions] keys: ``max_divergence``,
+    ``max_wasted_effort``, ``max_loops``, ``max_recovery_step_ratio``,
+    ``max_cost_increase_pct``, ``max_token_increase_pct``, ``max_latency_increase_pct`` (and
+    any registered metric's keyword). ``allow_loops=False`` is ``max_loops=0`` (no stagnant
+    candidate loop at all), as in AgentDiff; thresholds left as None come from the config's
+    [assertions] section."""
+    if allow_loops is False and thresholds.get("max_loops") is None:
+        thresholds["max_loops"] = 0
+    found = thresholds_for(config, **thresholds)
     problems = []
     for pair in comparison.pairs:
-        for v in judge(pair, thresholds).violations:
+        for v in judge(pair, found).violations:
             problems.append(
                 f"{pair['pair_id']}: {v['metric']} = {v['value']:.6g} > {v['threshold']:g} (from {v['source']})"
             )

@@ -15,7 +15,8 @@ from reportgen._gc import collector_paused
 from reportgen.archive import connect
 from reportgen.archive.connection import first_row
 from reportgen.errors import InputError
-from reportgen.gates import Threshold, judge
+from reportgen.gating import Threshold, judge
+from reportgen.gating import pair_metrics as registered_metrics
 from reportgen.ingest import ingest
 from reportgen.ingest.loader import ProgressHook
 from reportgen.metrics.divergence import pair_metrics
@@ -52,6 +53,15 @@ class Comparison:
             **extra,
         }
 
+    def failure_line(self) -> str:
+        """What failed, in one line (the error a failed gate exits with)."""
+        failed = self.summary()["failed_pairs"]
+        groups = len(self.convergence["violations"]) if self.convergence else 0
+        what = [f"{len(failed)} pair(s) failed a gate"] if failed else []
+        what += [f"{groups} group(s) did not converge"] if groups else []
+        shown = ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
+        return "; ".join(what) + (f": {shown}" if failed else "")
+
     def summary(self) -> dict[str, Any]:
         failed = [p["pair_id"] for p in self.pairs if not p["passed"]]
         return {
@@ -75,6 +85,11 @@ def compare_pairing(
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
     tables need only the metrics)."""
     results = pair_metrics(con, pairing.pairs, progress=progress)
+    derived = [m for m in registered_metrics() if m.compute is not None]
+    for result in results if derived else []:
+        for metric in derived:
+            assert metric.compute is not None
+            result[metric.key] = metric.compute(result)
     if with_steps:
         _attach_steps(con, results)
     for result in results:

@@ -4,35 +4,29 @@ when unused. Thresholds are checked when options are read: a bad one is a usage 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-# option dest -> [assertions] keyword of reportgen.api.assert_no_regressions
-OPTIONS = {
-    "reportgen_max_divergence": "max_divergence",
-    "reportgen_max_wasted_effort": "max_wasted_effort",
-    "reportgen_max_loops": "max_loops",
-    "reportgen_max_recovery_ratio": "max_recovery_step_ratio",
-    "reportgen_max_cost_delta": "max_cost_increase_pct",
-    "reportgen_max_token_delta": "max_token_increase_pct",
-    "reportgen_max_latency_delta": "max_latency_increase_pct",
-}
+from reportgen.gating.metrics import Gate, pair_gates
+
+
+def _options() -> list[tuple[Gate, str]]:
+    """(gate, assert_no_regressions keyword) for every registered gate the API takes."""
+    return [(gate, gate.keyword) for gate in pair_gates() if gate.keyword]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("reportgen", "reportgen regression gates")
-    for dest in OPTIONS:
-        flag = "--" + dest.replace("_", "-")
+    for gate, _keyword in _options():
         group.addoption(
-            flag,
-            dest=dest,
+            gate.pytest_flag,
+            dest=gate.pytest_dest,
             default=None,
             metavar="X",
-            help=f"fail reportgen_check when {flag.removeprefix('--reportgen-max-')} > X",
+            help=f"fail reportgen_check when {gate.pytest_flag.removeprefix('--reportgen-max-')} > X",
         )
     group.addoption(
         "--reportgen-config",
@@ -57,31 +51,35 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for dest in OPTIONS:
-        raw = config.getoption(dest)
+    """Check every threshold option now: a bad one is a usage error before any test runs."""
+    from reportgen.errors import UsageError
+    from reportgen.gating.thresholds import parse_threshold
+
+    for gate, _keyword in _options():
+        raw = config.getoption(gate.pytest_dest)
         if raw is None:
             continue
         try:
-            value = float(raw)
-        except ValueError:
-            raise pytest.UsageError(
-                f"--{dest.replace('_', '-')}: expected a number, got {raw!r}"
-            ) from None
-        if not math.isfinite(value) or value < 0:
-            raise pytest.UsageError(
-                f"--{dest.replace('_', '-')}: must be a finite number >= 0, got {raw!r}"
-            )
+            parse_threshold(gate, raw)
+        except UsageError as error:
+            message = str(error).replace(gate.flag, gate.pytest_flag)
+            raise pytest.UsageError(message.removeprefix("command line: ")) from None
+
+
+def _given(config: pytest.Config) -> dict[str, float]:
+    """Thresholds given on the pytest command line, as assert_no_regressions keywords."""
+    found = {}
+    for gate, keyword in _options():
+        raw = config.getoption(gate.pytest_dest)
+        if raw is not None:
+            found[keyword] = float(raw)
+    return found
 
 
 @pytest.fixture
 def reportgen_thresholds(request: pytest.FixtureRequest) -> dict[str, float]:
     """Thresholds given on the pytest command line, as assert_no_regressions keywords."""
-    found = {}
-    for dest, keyword in OPTIONS.items():
-        raw = request.config.getoption(dest)
-        if raw is not None:
-            found[keyword] = float(raw)
-    return found
+    return _given(request.config)
 
 
 @pytest.fixture
@@ -150,11 +148,7 @@ def _check_recorded(item: pytest.Item, recorder: Any) -> None:
     candidate = scratch / baseline.name
     candidate.write_text(recorder.to_json(), encoding="utf-8")
     raw_config = config.getoption("reportgen_config")
-    thresholds: dict[str, Any] = {
-        keyword: float(config.getoption(dest))
-        for dest, keyword in OPTIONS.items()
-        if config.getoption(dest) is not None
-    }
+    thresholds: dict[str, Any] = _given(config)
     assert_no_regressions(
         compare(baseline, candidate), config=Path(raw_config) if raw_config else True, **thresholds
     )

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from reportgen.convergence.report import GroupConvergence
+from reportgen.errors import UsageError
+from reportgen.gating.metrics import MIN_CONVERGENCE
+from reportgen.gating.thresholds import check_threshold as check_gate_threshold
+from reportgen.gating.verdict import breaks
 
 __all__ = ["check_threshold", "convergence_gate"]
 
@@ -14,13 +17,14 @@ _KEYS = ("suite", "label", "task_id", "batch")
 
 
 def check_threshold(min_convergence: float) -> float:
-    """The threshold as a float; ValueError unless it is a finite number in [0, 1]."""
-    value = float(min_convergence)
-    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-        raise ValueError(
-            f"min_convergence must be a finite number in [0, 1], got {min_convergence!r}"
+    """The threshold as a float; ValueError unless it is a finite number in [0, 1] (the
+    rule of :func:`reportgen.gating.check_threshold`, as a ValueError for library callers)."""
+    try:
+        return check_gate_threshold(
+            MIN_CONVERGENCE, min_convergence, "convergence gate", "min_convergence"
         )
-    return value
+    except UsageError as error:
+        raise ValueError(str(error)) from None
 
 
 def _fields(group: GroupConvergence | Mapping[str, Any]) -> Mapping[str, Any]:
@@ -44,7 +48,7 @@ def convergence_gate(
     for group in groups:
         row = _fields(group)
         score = float(row["convergence_score"])
-        if score >= threshold:
+        if not breaks(MIN_CONVERGENCE, score, threshold):
             continue
         keys = {k: row.get(k) for k in _KEYS}
         where = f"{keys['suite']}/{keys['label']}/{keys['task_id']} @ {keys['batch']}"

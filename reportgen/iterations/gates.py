@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from reportgen.gating.metrics import MAX_SPEND_PER_CERTIFIED_STEP, MAX_TOOL_ERROR_RATE
+from reportgen.gating.verdict import breaks
 from reportgen.iterations.model import RunProgress
 
 
@@ -64,7 +66,7 @@ def _spend(run: RunProgress, limit: float) -> GateVerdict:
             f"(threshold ${limit:g})"
         )
     else:
-        passed = not value > limit
+        passed = not breaks(MAX_SPEND_PER_CERTIFIED_STEP, value, limit)
         message = f"usd_per_certified_step: ${value:.4f} {'<=' if passed else '>'} ${limit:g}"
     return GateVerdict(
         run.run_id, "max_spend_per_certified_step", passed, value, limit, f"{run.run_id}: {message}"
@@ -74,7 +76,7 @@ def _spend(run: RunProgress, limit: float) -> GateVerdict:
 def _tool_errors(run: RunProgress, limit: float) -> GateVerdict:
     """Tool errors / tool calls over the whole run; no calls recorded passes."""
     value = run.tool_error_rate
-    passed = value is None or not value > limit
+    passed = value is None or not breaks(MAX_TOOL_ERROR_RATE, value, limit)
     shown = "unknown (no tool calls)" if value is None else f"{value:.4f}"
     relation = "" if value is None else (" <= " if passed else " > ")
     message = (

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+MIN_STALLED = 3
+"""k: stalled attempts (no new low in the failing set) that make a thrash signal."""
+
 
 @dataclass(frozen=True)
 class Attempt:

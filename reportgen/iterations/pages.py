@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from reportgen.errors import InputError
-from reportgen.iterations.analyse import analyse
+from reportgen.iterations.analysis import analyse
 from reportgen.iterations.model import RunProgress, StepProgress
 
 PAGE_FORMAT = 1

@@ -10,7 +10,7 @@ from reportgen.archive import connect
 from reportgen.errors import InputError
 from reportgen.formats.source import discover, measure
 from reportgen.ingest import ingest
-from reportgen.iterations.analyse import analyse
+from reportgen.iterations.analysis import analyse
 from reportgen.iterations.model import RunProgress
 
 _MAX_RECORD_BYTES = 16 << 20

@@ -8,19 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from reportgen.compare import Comparison
-
-COLUMNS = (
-    "pair",
-    "TDI",
-    "WEI b→c",
-    "stagnant loops",
-    "RSR",
-    "cost Δ",
-    "tokens Δ",
-    "latency Δ",
-    "verdict",
-)
-
+from reportgen.gating import pair_metrics
 
 #: Pair rows shown at most: at a terminal, and in Markdown (GitHub caps a PR comment at
 #: 65,536 characters and a job summary at 1 MiB). Failed pairs come first; --json has all.
@@ -28,24 +16,16 @@ TERMINAL_ROWS = 50
 MARKDOWN_ROWS = 200
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.1f}%"
+def columns() -> tuple[str, ...]:
+    """The table header: the pair, one column per registered metric, the verdict."""
+    return ("pair", *(m.column for m in pair_metrics()), "verdict")
 
 
 def row(pair: dict[str, Any]) -> tuple[str, ...]:
     """The table cells of one pair."""
-    stagnant = sum(
-        1 for loop in pair["loops_detected"] if loop["stagnant"] and loop["side"] == "candidate"
-    )
     return (
         pair["pair_id"],
-        f"{pair['trajectory_divergence_index']:.3f}",
-        f"{pair['baseline_wei']:.2f}→{pair['candidate_wei']:.2f}",
-        str(stagnant),
-        f"{pair['recovery_step_ratio']:.2f}",
-        _pct(pair["cost_delta_percentage"]),
-        _pct(pair["token_delta_percentage"]),
-        _pct(pair["latency_delta_percentage"]),
+        *(m.text(pair) for m in pair_metrics()),
         "pass" if pair["passed"] else "FAIL: " + ", ".join(v["gate"] for v in pair["violations"]),
     )
 
@@ -105,7 +85,7 @@ def convergence_lines(comparison: Comparison) -> list[str]:
 def print_terminal(console: Console, comparison: Comparison) -> None:
     """The comparison for people at a terminal."""
     table = Table(title="reportgen compare: baseline vs candidate", show_lines=False)
-    for column in COLUMNS:
+    for column in columns():
         table.add_column(
             column, justify="left" if column in ("pair", "verdict") else "right", overflow="fold"
         )
@@ -146,9 +126,10 @@ def markdown(comparison: Comparison) -> str:
         verdict_line(comparison),
         "",
     ]
-    lines.append("| " + " | ".join(COLUMNS) + " |")
+    header = columns()
+    lines.append("| " + " | ".join(header) + " |")
     lines.append(
-        "|" + "|".join("---" if c in ("pair", "verdict") else "---:" for c in COLUMNS) + "|"
+        "|" + "|".join("---" if c in ("pair", "verdict") else "---:" for c in header) + "|"
     )
     shown, more = _shown(comparison, MARKDOWN_ROWS)
     for pair in shown:

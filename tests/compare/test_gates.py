@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reportgen.errors import UsageError
-from reportgen.gates import Threshold, find_config, judge, load_config, resolve_thresholds
+from reportgen.gating import Threshold, find_config, judge, load_config, resolve_thresholds
 
 PAIR = {
     "trajectory_divergence_index": 0.25,

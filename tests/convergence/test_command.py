@@ -9,7 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from reportgen.convergence.command import converge_command
+from reportgen.cli.converge import converge
+from reportgen.cli.errors import exits_on_errors
 
 runner = CliRunner()
 
@@ -17,7 +18,7 @@ runner = CliRunner()
 def make_app() -> typer.Typer:
     """A two-command app, so ``converge`` is parsed as a real subcommand."""
     app = typer.Typer()
-    app.command("converge")(converge_command)
+    app.command("converge")(exits_on_errors(converge))
 
     @app.command("other")
     def other() -> None:

@@ -21,6 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from reportgen.cli.converge import converge
+from reportgen.cli.errors import exits_on_errors
 from reportgen.convergence import (
     convergence_score,
     divergence_point,
@@ -29,7 +31,6 @@ from reportgen.convergence import (
     token_overlap,
     tokenize,
 )
-from reportgen.convergence.command import converge_command
 
 DEFAULT_REF = "/work/refvenv-conv/bin/python"
 
@@ -133,7 +134,7 @@ def ref() -> Iterator[Reference]:
 
 def _app() -> typer.Typer:
     app = typer.Typer()
-    app.command("converge")(converge_command)
+    app.command("converge")(exits_on_errors(converge))
 
     @app.command("other")
     def other() -> None:

@@ -11,8 +11,9 @@ import pyarrow as pa
 import typer
 
 from reportgen.archive import connect
+from reportgen.cli.errors import exits_on_errors
+from reportgen.cli.iterations import iterations
 from reportgen.ingest import ingest
-from reportgen.iterations.command import iterations_command
 
 COLUMNS: dict[str, pa.DataType] = {
     "run_id": pa.string(),
@@ -66,7 +67,7 @@ def in_memory(rows: list[dict[str, Any]]) -> duckdb.DuckDBPyConnection:
 def make_app() -> typer.Typer:
     """A two-command app, so ``iterations`` parses as a real subcommand."""
     app = typer.Typer()
-    app.command("iterations")(iterations_command)
+    app.command("iterations")(exits_on_errors(iterations))
 
     @app.command("other")
     def other() -> None:

@@ -1,4 +1,4 @@
-"""``reportgen build`` through a typer app, as the main CLI will register it."""
+"""``reportgen build`` through the CLI."""
 
 from __future__ import annotations
 
@@ -7,16 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-import typer
 from typer.testing import CliRunner
 
+from reportgen.cli import app
 from reportgen.site import BuildReport
-from reportgen.site.command import build_command
 from tests.site.conftest import BUILD_TIME
 
-app = typer.Typer()
-app.command("build")(build_command)
-app.command("noop")(lambda: None)  # two commands, so "build" is a subcommand as in the CLI
 runner = CliRunner()
 
 

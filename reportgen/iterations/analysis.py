@@ -10,12 +10,16 @@ from typing import Any
 
 import duckdb
 
-from reportgen.iterations.model import Attempt, RunProgress, StepProgress, ThrashEvidence
+from reportgen.iterations.model import (
+    MIN_STALLED,
+    Attempt,
+    RunProgress,
+    StepProgress,
+    ThrashEvidence,
+)
 from reportgen.iterations.udfs import register_iteration_udfs
 from reportgen.metrics.sql import load_sql
 
-MIN_STALLED = 3
-"""k: stalled attempts (no new low in the failing set) that make a thrash signal."""
 LOW_PATCH_DISTANCE = 0.5
 """A mean patch distance under this says attempts rewrite rather than refine."""
 

@@ -1,4 +1,4 @@
-"""``reportgen build``: the site from the archive; the main CLI registers ``build_command``."""
+"""``reportgen build``: the static site from the archive."""
 
 from __future__ import annotations
 
@@ -9,14 +9,12 @@ from typing import Annotated
 
 import typer
 
-from reportgen.errors import ReportgenError
+from reportgen.cli.options import Db
 
 
-def build_command(
+def build(
     out: Annotated[Path, typer.Option("--out", help="Folder of the site (replaced atomically).")],
-    db: Annotated[Path, typer.Option("--db", help="The DuckDB archive file.")] = Path(
-        "reportgen.duckdb"
-    ),
+    db: Db = Path("reportgen.duckdb"),
     build_time: Annotated[
         str | None,
         typer.Option(
@@ -44,22 +42,18 @@ def build_command(
     as Parquet under data/. Re-renders only pages whose inputs changed."""
     from functools import partial
 
-    from reportgen.gates import find_config, resolve_thresholds, verdicts_by_metric
+    from reportgen.gating import find_config, resolve_thresholds, verdicts_by_metric
     from reportgen.site import build_site
 
-    try:
-        thresholds = resolve_thresholds({}, config or find_config())
-        report = build_site(
-            db,
-            out,
-            build_time=build_time,
-            baseline_label=baseline_label,
-            candidate_label=candidate_label,
-            verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
-        )
-    except ReportgenError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(error.exit_code) from None
+    thresholds = resolve_thresholds({}, config or find_config())
+    report = build_site(
+        db,
+        out,
+        build_time=build_time,
+        baseline_label=baseline_label,
+        candidate_label=candidate_label,
+        verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
+    )
     if as_json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2, sort_keys=True) + "\n")
         return

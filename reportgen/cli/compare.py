@@ -1,0 +1,186 @@
+"""``reportgen compare`` and ``reportgen gate``: options and output modes. The comparison is
+:mod:`reportgen.compare`; thresholds and verdicts are :mod:`reportgen.gating`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from reportgen.cli.options import BaselineLabel, CandidateLabel, Config
+from reportgen.gating.metrics import MIN_CONVERGENCE
+
+if TYPE_CHECKING:
+    from reportgen.compare import Comparison
+
+GateFlags = dict[str, float | None]
+Json = Annotated[bool, typer.Option("--json", help="The JSON contract on stdout.")]
+Markdown = Annotated[
+    bool, typer.Option("--markdown", help="Markdown for a PR comment or $GITHUB_STEP_SUMMARY.")
+]
+Explain = Annotated[
+    bool, typer.Option("--explain", help="Each number in words, checkable by hand.")
+]
+Tree = Annotated[
+    bool, typer.Option("--tree", help="The aligned steps: + added, - removed, ~ modified.")
+]
+
+
+def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, tree: bool) -> None:
+    """Print the comparison in the chosen mode; GateFailed (exit 3) once it is out."""
+    from reportgen.cli.output import out, print_json
+    from reportgen.errors import GateFailed
+    from reportgen.reports.compare_tables import markdown as to_markdown
+    from reportgen.reports.compare_tables import print_terminal
+    from reportgen.reports.compare_text import explain as explain_pair
+    from reportgen.reports.compare_text import tree as tree_pair
+
+    console = out()
+    if as_json:
+        print_json(comparison.to_json())
+    elif markdown:
+        console.print(to_markdown(comparison), markup=False, highlight=False)
+    else:
+        print_terminal(console, comparison)
+    if not as_json:
+        for pair in comparison.pairs if (explain or tree) else []:
+            if explain:
+                console.print("\n" + explain_pair(pair), markup=False)
+            if tree:
+                console.print("\n" + tree_pair(pair), markup=False)
+    if not comparison.passed:
+        raise GateFailed(comparison.failure_line())
+
+
+def compare(
+    baseline: Annotated[
+        Path | None, typer.Argument(help="Baseline trace file or folder.", show_default=False)
+    ] = None,
+    candidate: Annotated[
+        Path | None, typer.Argument(help="Candidate trace file or folder.", show_default=False)
+    ] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option("--db", help="Compare two labels of this archive instead of files."),
+    ] = None,
+    baseline_label: BaselineLabel = "baseline",
+    candidate_label: CandidateLabel = "candidate",
+    batch: Annotated[
+        str | None, typer.Option("--batch", help="Only this batch (night) of the archive.")
+    ] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", help="Only this task of the archive.")
+    ] = None,
+    gate_flags: GateFlags | None = None,
+    config: Config = None,
+    as_json: Json = False,
+    markdown: Markdown = False,
+    explain: Explain = False,
+    tree: Tree = False,
+) -> None:
+    """Compare a baseline with a candidate: two trace files or folders (BASELINE CANDIDATE), or
+    two labels of an archive (--db). Exit 3 when a gate fails."""
+    from reportgen.archive import connect
+    from reportgen.cli.output import err
+    from reportgen.compare import compare_labels, compare_paths
+    from reportgen.errors import UsageError
+    from reportgen.gating import find_config, resolve_thresholds
+    from reportgen.reports.progress import DelayedProgress
+
+    thresholds = resolve_thresholds(gate_flags or {}, config or find_config())
+    paths = [p for p in (baseline, candidate) if p is not None]
+    if db is not None and paths:
+        raise UsageError("give either BASELINE CANDIDATE paths or --db, not both")
+    if db is None and len(paths) != 2:
+        raise UsageError("give two paths, BASELINE CANDIDATE (files or folders), or --db FILE")
+    with_steps = as_json or explain or tree  # only these outputs show the steps
+    # A progress bar on stderr for comparisons that take more than a second (none with
+    # --json, so that stdout and stderr stay machine-readable).
+    with DelayedProgress(err(), enabled=not as_json) as progress:
+        if db is not None:
+            con = connect(db, read_only=True)
+            try:
+                comparison = compare_labels(
+                    con,
+                    baseline_label,
+                    candidate_label,
+                    thresholds,
+                    task=task,
+                    baseline_batch=batch,
+                    candidate_batch=batch,
+                    with_steps=with_steps,
+                    progress=progress.hook,
+                )
+            finally:
+                con.close()
+        else:
+            comparison = compare_paths(
+                [paths[0]], [paths[1]], thresholds, with_steps=with_steps, progress=progress.hook
+            )
+    _emit(comparison, as_json, markdown, explain, tree)
+
+
+def gate(
+    db: Annotated[Path, typer.Option("--db", help="The DuckDB archive file.")] = Path(
+        "reportgen.duckdb"
+    ),
+    baseline_label: BaselineLabel = "baseline",
+    candidate_label: CandidateLabel = "candidate",
+    batch: Annotated[
+        str | None,
+        typer.Option(
+            "--batch",
+            help="Batch (night) to gate; default: the latest with both labels; 'all' for every batch.",
+        ),
+    ] = None,
+    gate_flags: GateFlags | None = None,
+    min_convergence: Annotated[
+        float | None, typer.Option(MIN_CONVERGENCE.flag, help=MIN_CONVERGENCE.help)
+    ] = None,
+    config: Config = None,
+    as_json: Json = False,
+    markdown: Markdown = False,
+    explain: Explain = False,
+) -> None:
+    """Gate CI on the archive: compare the candidate label with the baseline label night by
+    night (the latest night by default). Exit 3 when a gate fails."""
+    from reportgen.archive import connect
+    from reportgen.cli.output import err
+    from reportgen.compare import compare_labels, gate_convergence, latest_shared_batch
+    from reportgen.gating import find_config, resolve_one, resolve_thresholds
+    from reportgen.reports.progress import DelayedProgress
+
+    config_path = config or find_config()
+    convergence = resolve_one(MIN_CONVERGENCE, min_convergence, config_path)
+    thresholds = resolve_thresholds(gate_flags or {}, config_path)
+    con = connect(db, read_only=True)
+    try:
+        with DelayedProgress(err(), enabled=not as_json) as progress:
+            chosen = (
+                None
+                if batch == "all"
+                else batch or latest_shared_batch(con, baseline_label, candidate_label)
+            )
+            comparison = compare_labels(
+                con,
+                baseline_label,
+                candidate_label,
+                thresholds,
+                baseline_batch=chosen,
+                candidate_batch=chosen,
+                with_steps=as_json or explain,
+                progress=progress.hook,
+            )
+        if convergence is not None:
+            gate_convergence(
+                con,
+                comparison,
+                convergence.value,
+                convergence.source,
+                label=candidate_label,
+                batch=chosen,
+            )
+    finally:
+        con.close()
+    _emit(comparison, as_json, markdown, explain, False)

@@ -1,0 +1,96 @@
+"""``reportgen ingest``, ``reportgen demo`` and ``reportgen formats``: loading files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reportgen.cli.options import Db, Json
+from reportgen.cli.output import err, out, print_json
+
+
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders (.json, .jsonl, .gz).")],
+    db: Db = Path("reportgen.duckdb"),
+    replace: Annotated[
+        bool, typer.Option(help="Overwrite runs whose run_id is already archived.")
+    ] = False,
+    skip_invalid: Annotated[
+        bool, typer.Option(help="Load the good files, list the bad ones, and still exit 1.")
+    ] = False,
+    format: Annotated[
+        str | None, typer.Option("--format", help="Force a format (see `reportgen formats`).")
+    ] = None,
+    max_record_mb: Annotated[
+        float, typer.Option(help="Largest record (JSONL line) accepted, in MB.")
+    ] = 16,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+    as_json: Json = False,
+) -> None:
+    """Load trace, iteration and output files into the archive, all or nothing."""
+    from reportgen.ingest import ingest as run_ingest
+    from reportgen.reports.ingest import print_ingest_report
+    from reportgen.reports.progress import DelayedProgress
+
+    with DelayedProgress(err(), enabled=not (quiet or as_json)) as progress:
+        report = run_ingest(
+            paths,
+            db,
+            replace=replace,
+            skip_invalid=skip_invalid,
+            format_name=format,
+            max_record_mb=max_record_mb,
+            progress=progress.hook,
+        )
+    if as_json:
+        print_json(report.to_dict())
+    elif not quiet:
+        print_ingest_report(out(), report)
+    for problem in report.invalid:
+        err().print(f"error: {problem}", markup=False)
+    if report.invalid:
+        raise typer.Exit(1)
+
+
+def demo(
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for the demo archive (default: a new temp folder)."),
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    """Ingest the bundled sample_runs/, build the site, and print a summary and its path."""
+    from reportgen.demo import run_demo
+    from reportgen.reports.ingest import print_archive_summary
+
+    db, report, summary = run_demo(out_dir)
+    if as_json:
+        print_json({"db": str(db), "ingest": report.to_dict(), "summary": summary})
+        return
+    console = out()
+    print_archive_summary(console, summary)
+    console.print(f"archive: {db}", markup=False)
+    if "site" in summary:
+        console.print(
+            f"site: {summary['site']['index']}  ({summary['site']['pages']} pages)", markup=False
+        )
+
+
+def formats(as_json: Json = False) -> None:
+    """List the input formats ingest can read."""
+    from reportgen.formats.registry import all_formats
+
+    rows = [
+        {"name": f.name, "description": f.description, "maps": getattr(f, "maps", "")}
+        for f in all_formats()
+    ]
+    if as_json:
+        print_json(rows)
+        return
+    console = out()
+    for row in rows:
+        console.print(f"{row['name']:<14} {row['description']}", markup=False)
+        if row["maps"]:
+            console.print(f"{'':<14}   maps: {row['maps']}", markup=False)

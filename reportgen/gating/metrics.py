@@ -1,0 +1,274 @@
+"""The metric registry: one declaration per metric, from which the CLI options, the config
+keys, the pytest options, ``assert_no_regressions`` and the report rows are all derived.
+
+Adding a pair metric is one :class:`PairMetric` here (or :func:`register` from a plugin) plus
+its computation: either a key the divergence kernels already put on every pair, or a
+``compute`` function over the pair record. This module imports nothing heavy, so the CLI can
+build its options from it without loading DuckDB or numpy."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Pair = Mapping[str, Any]
+"""A pair's JSON-contract record (see :mod:`reportgen.divergence.records`)."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """How a metric gates: its CLI flag, its config keys, its API keyword, its help.
+
+    ``bound`` says what fails: ``max`` a value strictly above the threshold, ``min`` one
+    strictly below it, ``switch`` a boolean flag that turns a check on. Thresholds must be
+    finite numbers in ``[low, high]``; that rule is checked in one place
+    (:func:`reportgen.gating.thresholds.check_threshold`)."""
+
+    name: str
+    flag: str
+    config_key: str
+    help: str
+    keyword: str | None = None  # [assertions] key and assert_no_regressions keyword
+    bound: Literal["max", "min", "switch"] = "max"
+    low: float = 0.0
+    high: float = math.inf
+    metavar: str = "X"
+
+    @property
+    def dest(self) -> str:
+        """The Python name of the CLI option (``--max-cost-delta`` -> ``max_cost_delta``)."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+    @property
+    def pytest_flag(self) -> str:
+        """The pytest plugin's option (``--reportgen-max-cost-delta``)."""
+        return "--reportgen-" + self.flag.removeprefix("--")
+
+    @property
+    def pytest_dest(self) -> str:
+        return "reportgen_" + self.dest
+
+    @property
+    def range_text(self) -> str:
+        """The accepted thresholds in words, for error messages."""
+        if self.high == math.inf:
+            return f"a finite number >= {self.low:g}"
+        return f"a finite number in [{self.low:g}, {self.high:g}]"
+
+
+def _fmt_ratio(digits: int) -> Callable[[float | None], str]:
+    return lambda v: "n/a" if v is None else f"{v:.{digits}f}"
+
+
+def percent(value: float | None) -> str:
+    """A signed percentage cell; unknown is ``n/a``."""
+    return "n/a" if value is None else f"{value:+.1f}%"
+
+
+@dataclass(frozen=True)
+class PairMetric:
+    """One metric of a baseline/candidate pair.
+
+    ``key`` is the field of the pair record (the JSON contract); ``read`` gives the gated
+    value (default: that field); ``cell`` the table text; ``compute``, when given, derives the
+    field from the rest of the record (metrics that need no kernel of their own)."""
+
+    name: str
+    key: str
+    label: str
+    column: str
+    unit: str
+    worse_when: Literal["higher", "lower"]
+    gate: Gate | None = None
+    read: Callable[[Pair], float | None] | None = None
+    cell: Callable[[Pair], str] | None = None
+    compute: Callable[[Pair], float | None] | None = None
+
+    def value(self, pair: Pair) -> float | None:
+        """The number this metric gates on, for one pair (None: unknown)."""
+        if self.read is not None:
+            return self.read(pair)
+        value = pair.get(self.key)
+        return None if value is None else float(value)
+
+    def text(self, pair: Pair) -> str:
+        """The table cell of this metric for one pair."""
+        if self.cell is not None:
+            return self.cell(pair)
+        value = self.value(pair)
+        return percent(value) if self.unit == "%" else _fmt_ratio(3)(value)
+
+
+def stagnant_loops(pair: Pair, side: str = "candidate") -> int:
+    """Stagnant loops of one side of a pair: what ``--max-loops`` counts (an error followed by
+    a changed retry is recovery, not a loop)."""
+    return sum(1 for loop in pair["loops_detected"] if loop["side"] == side and loop["stagnant"])
+
+
+_BUILTIN: tuple[PairMetric, ...] = (
+    PairMetric(
+        "divergence",
+        "trajectory_divergence_index",
+        "trajectory divergence (TDI)",
+        "TDI",
+        "",
+        "higher",
+        Gate("divergence", "--max-divergence", "max_divergence", "Fail when TDI > this.",
+             keyword="max_divergence"),
+        cell=lambda p: f"{p['trajectory_divergence_index']:.3f}",
+    ),
+    PairMetric(
+        "wasted_effort",
+        "candidate_wei",
+        "candidate wasted effort (WEI)",
+        "WEI b→c",
+        "",
+        "higher",
+        Gate("wasted_effort", "--max-wasted-effort", "max_wasted_effort",
+             "Fail when candidate WEI > this.", keyword="max_wasted_effort"),
+        cell=lambda p: f"{p['baseline_wei']:.2f}→{p['candidate_wei']:.2f}",
+    ),
+    PairMetric(
+        "loops",
+        "loops_detected",
+        "stagnant loops in the candidate",
+        "stagnant loops",
+        "loops",
+        "higher",
+        Gate("loops", "--max-loops", "max_loops", "Fail when stagnant candidate loops > this.",
+             keyword="max_loops"),
+        read=lambda p: float(stagnant_loops(p)),
+        cell=lambda p: str(stagnant_loops(p)),
+    ),
+    PairMetric(
+        "recovery_ratio",
+        "recovery_step_ratio",
+        "recovery step ratio (RSR)",
+        "RSR",
+        "",
+        "higher",
+        Gate("recovery_ratio", "--max-recovery-ratio", "max_recovery_ratio",
+             "Fail when RSR > this.", keyword="max_recovery_step_ratio"),
+        cell=lambda p: f"{p['recovery_step_ratio']:.2f}",
+    ),
+    PairMetric(
+        "cost_delta",
+        "cost_delta_percentage",
+        "cost change (%)",
+        "cost Δ",
+        "%",
+        "higher",
+        Gate("cost_delta", "--max-cost-delta", "max_cost_delta",
+             "Fail when cost grows by > this %.", keyword="max_cost_increase_pct"),
+    ),
+    PairMetric(
+        "token_delta",
+        "token_delta_percentage",
+        "token change (%)",
+        "tokens Δ",
+        "%",
+        "higher",
+        Gate("token_delta", "--max-token-delta", "max_token_delta",
+             "Fail when tokens grow by > this %.", keyword="max_token_increase_pct"),
+    ),
+    PairMetric(
+        "latency_delta",
+        "latency_delta_percentage",
+        "latency change (%)",
+        "latency Δ",
+        "%",
+        "higher",
+        Gate("latency_delta", "--max-latency-delta", "max_latency_delta",
+             "Fail when latency grows by > this %.", keyword="max_latency_increase_pct"),
+    ),
+)  # fmt: skip
+
+_registered: list[PairMetric] = list(_BUILTIN)
+
+#: Gates on other grains than a pair: a group of repeated runs (convergence) and one coding
+#: loop (iterations). Declared here so that config keys and validation live in one place.
+MIN_CONVERGENCE = Gate(
+    "convergence",
+    "--min-convergence",
+    "min_convergence",
+    "Fail when a group of repeated runs of the candidate scores below this (0..1; equal passes).",
+    keyword="min_convergence",
+    bound="min",
+    high=1.0,
+    metavar="FLOAT",
+)
+MAX_SPEND_PER_CERTIFIED_STEP = Gate(
+    "spend_per_certified_step",
+    "--max-spend-per-certified-step",
+    "max_spend_per_certified_step",
+    "Fail (exit 3) when a run's USD per certified step is above USD (equal passes); "
+    "a run that spent money and certified nothing fails too.",
+    metavar="USD",
+)
+MAX_TOOL_ERROR_RATE = Gate(
+    "tool_error_rate",
+    "--max-tool-error-rate",
+    "max_tool_error_rate",
+    "Fail (exit 3) when a run's tool errors / tool calls is above RATE (0..1).",
+    high=1.0,
+    metavar="RATE",
+)
+FAIL_ON_THRASH = Gate(
+    "thrash",
+    "--fail-on-thrash",
+    "fail_on_thrash",
+    "Fail (exit 3) when any step shows thrash.",
+    bound="switch",
+)
+OTHER_GATES: tuple[Gate, ...] = (
+    MIN_CONVERGENCE,
+    MAX_SPEND_PER_CERTIFIED_STEP,
+    MAX_TOOL_ERROR_RATE,
+    FAIL_ON_THRASH,
+)
+
+
+def pair_metrics() -> tuple[PairMetric, ...]:
+    """Every pair metric, in report column order."""
+    return tuple(_registered)
+
+
+def pair_gates() -> tuple[Gate, ...]:
+    """The gates of the pair metrics (``compare``, ``gate``, the API and the plugin)."""
+    return tuple(m.gate for m in _registered if m.gate is not None)
+
+
+def metric_for_gate(name: str) -> PairMetric:
+    """The pair metric behind gate ``name``."""
+    for metric in _registered:
+        if metric.gate is not None and metric.gate.name == name:
+            return metric
+    raise KeyError(name)
+
+
+def register(metric: PairMetric) -> None:
+    """Add a pair metric (from a plugin, or a test); its name must be new. The CLI derives its
+    options when its app is made (:func:`reportgen.cli.make_app`)."""
+    if any(m.name == metric.name for m in _registered):
+        raise ValueError(f"a metric named {metric.name!r} is already registered")
+    _registered.append(metric)
+
+
+def unregister(name: str) -> None:
+    """Remove a metric added by :func:`register` (built-in metrics stay)."""
+    if any(m.name == name for m in _BUILTIN):
+        raise ValueError(f"{name!r} is built in")
+    _registered[:] = [m for m in _registered if m.name != name]
+
+
+@contextmanager
+def registered(metric: PairMetric) -> Iterator[PairMetric]:
+    """``register`` for the length of a ``with`` block."""
+    register(metric)
+    try:
+        yield metric
+    finally:
+        unregister(metric.name)

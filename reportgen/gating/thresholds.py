@@ -1,0 +1,164 @@
+"""Thresholds: read from flags, a config file's ``[cli]`` or ``[assertions]`` section, or API
+keywords; checked here and nowhere else; each remembers where it came from."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from reportgen.errors import UsageError
+from reportgen.gating.metrics import OTHER_GATES, Gate, metric_for_gate, pair_gates
+
+CONFIG_FILES = ("reportgen.toml", "pyproject.toml")
+Section = Literal["cli", "assertions"]
+#: [assertions] keys that are no threshold: ``allow_loops = false`` is ``max_loops = 0``.
+ASSERTION_SWITCHES = ("allow_loops",)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """A threshold in force, and where it came from (``--max-loops``, ``reportgen.toml [cli]``)."""
+
+    gate: str
+    value: float
+    source: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "gate": self.gate,
+            "flag": gate_by_name(self.gate).flag,
+            "value": self.value,
+            "source": self.source,
+        }
+
+
+def gate_by_name(name: str) -> Gate:
+    """A pair gate, or one of the other grains' gates, by name."""
+    for gate in (*pair_gates(), *OTHER_GATES):
+        if gate.name == name:
+            return gate
+    raise KeyError(name)
+
+
+def check_threshold(gate: Gate, value: object, source: str, name: str | None = None) -> float:
+    """The one rule for every threshold: a finite number in the gate's range, else a usage
+    error naming where it came from (``source``) and what (``name``, default the flag)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not gate.low <= value <= gate.high
+    ):
+        raise UsageError(f"{source}: {name or gate.flag} must be {gate.range_text}, got {value!r}")
+    return float(value)
+
+
+def parse_threshold(gate: Gate, text: str) -> float:
+    """A threshold typed on a command line: a number, then :func:`check_threshold`."""
+    try:
+        number = float(text)
+    except ValueError:
+        raise UsageError(f"{gate.flag}: expected a number, got {text!r}") from None
+    return check_threshold(gate, number, "command line")
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest reportgen.toml, or pyproject.toml with a [tool.reportgen] table."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        for name in CONFIG_FILES:
+            candidate = folder / name
+            if candidate.is_file() and (
+                name == "reportgen.toml" or b"[tool.reportgen" in candidate.read_bytes()
+            ):
+                return candidate
+    return None
+
+
+def known_keys(section: Section) -> set[str]:
+    """The keys a config section may hold: every gate's config key ([cli]) or API keyword
+    ([assertions])."""
+    if section == "cli":
+        return {g.config_key for g in (*pair_gates(), *OTHER_GATES)}
+    keywords = {g.keyword for g in (*pair_gates(), *OTHER_GATES) if g.keyword}
+    return keywords | set(ASSERTION_SWITCHES)
+
+
+def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
+    """The [cli] and [assertions] sections of a config file; unknown keys are usage errors."""
+    if path is None:
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read config: {exc}") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("reportgen", {})
+    sections: dict[str, dict[str, Any]] = {}
+    for section, values in data.items():
+        if section not in ("cli", "assertions") or not isinstance(values, dict):
+            raise UsageError(f"{path}: unknown section [{section}] (known: [cli], [assertions])")
+        known = known_keys("cli" if section == "cli" else "assertions")
+        for key in values:
+            if key not in known:
+                raise UsageError(
+                    f"{path}: [{section}] unknown key {key!r} (known: {', '.join(sorted(known))})"
+                )
+        sections[section] = values
+    return sections
+
+
+def _key(gate: Gate, section: Section) -> str | None:
+    return gate.config_key if section == "cli" else gate.keyword
+
+
+def resolve_thresholds(
+    flags: Mapping[str, float | None], config_path: Path | None, section: Section = "cli"
+) -> list[Threshold]:
+    """Pair-gate thresholds in force: flags (by gate name) override the config file's
+    ``section``; gates set nowhere are off."""
+    config = load_config(config_path).get(section, {})
+    found: list[Threshold] = []
+    for gate in pair_gates():
+        key = _key(gate, section)
+        flag_value = flags.get(gate.name)
+        if flag_value is not None:
+            found.append(
+                Threshold(gate.name, check_threshold(gate, flag_value, "command line"), gate.flag)
+            )
+        elif key is not None and key in config:
+            where = f"{config_path} [{section}] {key}"
+            found.append(
+                Threshold(
+                    gate.name, check_threshold(gate, config[key], str(config_path), key), where
+                )
+            )
+    allow_loops = config.get("allow_loops")
+    if allow_loops is False and not any(t.gate == "loops" for t in found):
+        found.append(Threshold("loops", 0.0, f"{config_path} [{section}] allow_loops = false"))
+    elif allow_loops not in (None, True, False):
+        raise UsageError(f"{config_path}: allow_loops must be true or false, got {allow_loops!r}")
+    return found
+
+
+def resolve_one(
+    gate: Gate, flag_value: float | None, config_path: Path | None, section: Section = "cli"
+) -> Threshold | None:
+    """One gate's threshold in force (flag over config), for the gates of other grains."""
+    if flag_value is not None:
+        return Threshold(gate.name, check_threshold(gate, flag_value, "command line"), gate.flag)
+    key = _key(gate, section)
+    configured = load_config(config_path).get(section, {}).get(key) if key else None
+    if configured is None:
+        return None
+    where = f"{config_path} [{section}] {key}"
+    return Threshold(gate.name, check_threshold(gate, configured, where, key), where)
+
+
+def pair_gate_metric(name: str) -> str:
+    """The JSON-contract key that gate ``name`` reads (the site marks that row)."""
+    return metric_for_gate(name).key

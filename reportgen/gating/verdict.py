@@ -1,0 +1,68 @@
+"""Verdicts: which thresholds a pair broke. One place decides what "fails" means.
+
+A gate fails when the value is strictly greater than its threshold (equal passes), for every
+metric, in the CLI, the API and the pytest plugin alike; a ``min`` gate (convergence) fails
+when the value is strictly below. A metric that is unknown for a pair (a delta against a zero
+or unknown baseline) cannot fail a gate; the verdict says so."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reportgen.gating.metrics import Gate, metric_for_gate
+from reportgen.gating.thresholds import Threshold
+
+
+def breaks(gate: Gate, value: float, threshold: float) -> bool:
+    """True when ``value`` fails ``gate`` at ``threshold``: the one comparison rule."""
+    return value < threshold if gate.bound == "min" else value > threshold
+
+
+@dataclass
+class Verdict:
+    """Which thresholds one pair broke (violations) and which it could not be judged on."""
+
+    passed: bool = True
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    unknown: list[dict[str, Any]] = field(default_factory=list)
+
+
+def violation(gate: str, metric: str, value: float | None, threshold: Threshold) -> dict[str, Any]:
+    """The violation record (JSON contract): gate, metric label, value, threshold, source."""
+    return {
+        "gate": gate,
+        "metric": metric,
+        "value": value,
+        "threshold": threshold.value,
+        "source": threshold.source,
+    }
+
+
+def judge(pair: Mapping[str, Any], thresholds: Sequence[Threshold]) -> Verdict:
+    """The verdict for one pair: a violation for every value beyond its threshold."""
+    verdict = Verdict()
+    for threshold in thresholds:
+        metric = metric_for_gate(threshold.gate)
+        assert metric.gate is not None
+        value = metric.value(pair)
+        entry = violation(metric.gate.name, metric.label, value, threshold)
+        if value is None:
+            verdict.unknown.append(entry)
+        elif breaks(metric.gate, value, threshold.value):
+            verdict.violations.append(entry)
+    verdict.passed = not verdict.violations
+    return verdict
+
+
+def verdicts_by_metric(pair: Mapping[str, Any], thresholds: Sequence[Threshold]) -> dict[str, bool]:
+    """For the site: JSON-contract metric key -> passed, for every gate that could be judged."""
+    verdict = judge(pair, thresholds)
+    failed = {v["gate"] for v in verdict.violations}
+    unknown = {u["gate"] for u in verdict.unknown}
+    return {
+        metric_for_gate(t.gate).key: t.gate not in failed
+        for t in thresholds
+        if t.gate not in unknown
+    }
