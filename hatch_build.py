@@ -1,6 +1,6 @@
-"""Hatchling build hook: compile the Cython kernels (reportgen/metrics/_kernels.pyx).
+"""Hatchling build hook: compile the Cython kernels (reportgen/divergence/_kernels.pyx).
 
-A wheel gets the compiled module under reportgen/metrics/ and a platform tag; an editable
+A wheel gets the compiled module under reportgen/divergence/ and a platform tag; an editable
 install compiles it in place, next to the .pyx, where the source tree is imported from. A
 missing compiler fails the build with the compiler's own message: the divergence metrics have
 no slower fallback to hide behind.
@@ -16,7 +16,7 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-EXTENSIONS = {"reportgen.metrics._kernels": "reportgen/metrics/_kernels.pyx"}
+EXTENSIONS = {"reportgen.divergence._kernels": "reportgen/divergence/_kernels.pyx"}
 
 
 def compile_extensions(root: Path, build_dir: Path) -> dict[str, Path]:

@@ -29,7 +29,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from reportgen.metrics.convergence import group_convergence, group_convergence_sql
+from reportgen.convergence.archive import group_convergence, group_convergence_sql
 
 REFERENCE = r"""
 import json, sys, time

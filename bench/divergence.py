@@ -19,8 +19,8 @@ from typing import Any
 import duckdb
 
 from reportgen.archive.connection import connect
-from reportgen.metrics.divergence import Pair, insert_runs, pair_metrics
-from reportgen.metrics.trajectory import Run, Step
+from reportgen.divergence.metrics import Pair, insert_runs, pair_metrics
+from reportgen.divergence.reference import Run, Step
 
 ACTIONS = [f"tool_{i}" for i in range(30)]
 WASTED = {"error", "retry", "abandoned"}

@@ -6,7 +6,7 @@ __all__ = ["__version__", "assert_no_regressions", "compare"]
 
 
 def __getattr__(name: str) -> object:
-    """``reportgen.compare`` and ``reportgen.assert_no_regressions``, imported on first use so
+    """``reportgen.divergence.compare`` and ``reportgen.assert_no_regressions``, imported on first use so
     that ``import reportgen`` stays light."""
     if name in ("compare", "assert_no_regressions"):
         from reportgen import api

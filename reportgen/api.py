@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reportgen.compare import Comparison, compare_labels, compare_paths
+from reportgen.divergence.compare import Comparison, compare_labels, compare_paths
 from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_thresholds
 
 __all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]

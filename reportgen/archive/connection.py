@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from reportgen._sql import read_sql
+from reportgen._sql import load_sql
 from reportgen.errors import InputError
 
 DEFAULT_DB = "reportgen.duckdb"
@@ -28,7 +28,7 @@ def connect(
         raise InputError(str(path), "no archive here; run `reportgen ingest` first")
     con = _open(target, read_only)
     if not read_only:
-        con.execute(read_sql("reportgen.archive", "schema"))
+        con.execute(load_sql("schema"))
         con.execute(
             "INSERT OR IGNORE INTO archive_info VALUES ('schema_version', ?)", [SCHEMA_VERSION]
         )
@@ -62,12 +62,12 @@ def _open(target: str, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 def define_step_hashes(con: duckdb.DuckDBPyConnection) -> None:
     """Define the step hash macros (step_hashes.sql) on ``con``; harmless to repeat."""
-    con.execute(read_sql("reportgen.archive", "step_hashes"))
+    con.execute(load_sql("step_hashes"))
 
 
 def _probe(con: duckdb.DuckDBPyConnection) -> str:
     """The step hashes of fixed values under this DuckDB (step_hashes_probe.sql)."""
-    row = first_row(con, read_sql("reportgen.archive", "step_hashes_probe"))
+    row = first_row(con, load_sql("step_hashes_probe"))
     return str(row[0]) if row else ""
 
 
@@ -86,7 +86,7 @@ def _refresh_step_hashes(con: duckdb.DuckDBPyConnection) -> None:
         return
     for column in ("signature", "payload"):
         con.execute(f"ALTER TABLE steps ADD COLUMN IF NOT EXISTS {column} UBIGINT")
-    con.execute(read_sql("reportgen.archive", "step_hashes_update"))
+    con.execute(load_sql("step_hashes_update"))
     con.execute(
         "INSERT OR REPLACE INTO archive_info VALUES ('step_hashes', ?), ('schema_version', ?)",
         [_probe(con), SCHEMA_VERSION],

@@ -1,5 +1,5 @@
 """``reportgen compare`` and ``reportgen gate``: options and output modes. The comparison is
-:mod:`reportgen.compare`; thresholds and verdicts are :mod:`reportgen.gating`."""
+:mod:`reportgen.divergence.compare`; thresholds and verdicts are :mod:`reportgen.gating`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from reportgen.cli.options import BaselineLabel, CandidateLabel, Config
 from reportgen.gating.metrics import MIN_CONVERGENCE
 
 if TYPE_CHECKING:
-    from reportgen.compare import Comparison
+    from reportgen.divergence.compare import Comparison
 
 GateFlags = dict[str, float | None]
 Json = Annotated[bool, typer.Option("--json", help="The JSON contract on stdout.")]
@@ -30,11 +30,11 @@ Tree = Annotated[
 def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, tree: bool) -> None:
     """Print the comparison in the chosen mode; GateFailed (exit 3) once it is out."""
     from reportgen.cli.output import out, print_json
+    from reportgen.divergence.explain import explain as explain_pair
+    from reportgen.divergence.explain import tree as tree_pair
+    from reportgen.divergence.tables import markdown as to_markdown
+    from reportgen.divergence.tables import print_terminal
     from reportgen.errors import GateFailed
-    from reportgen.reports.compare_tables import markdown as to_markdown
-    from reportgen.reports.compare_tables import print_terminal
-    from reportgen.reports.compare_text import explain as explain_pair
-    from reportgen.reports.compare_text import tree as tree_pair
 
     console = out()
     if as_json:
@@ -83,7 +83,7 @@ def compare(
     two labels of an archive (--db). Exit 3 when a gate fails."""
     from reportgen.archive import connect
     from reportgen.cli.output import err
-    from reportgen.compare import compare_labels, compare_paths
+    from reportgen.divergence.compare import compare_labels, compare_paths
     from reportgen.errors import UsageError
     from reportgen.gating import find_config, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
@@ -147,7 +147,7 @@ def gate(
     night (the latest night by default). Exit 3 when a gate fails."""
     from reportgen.archive import connect
     from reportgen.cli.output import err
-    from reportgen.compare import compare_labels, gate_convergence, latest_shared_batch
+    from reportgen.divergence.compare import compare_labels, gate_convergence, latest_shared_batch
     from reportgen.gating import find_config, resolve_one, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 

@@ -84,8 +84,8 @@ def iterations(
 
     from reportgen.errors import GateFailed, UsageError
     from reportgen.iterations.gates import IterationGates, check_gates
+    from reportgen.iterations.loading import load_progress
     from reportgen.iterations.report import print_text, render_markdown, report_data
-    from reportgen.iterations.source import load_progress
 
     gates = IterationGates(max_spend_per_certified_step, max_tool_error_rate, fail_on_thrash)
     if as_json and markdown:

@@ -14,7 +14,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from reportgen.metrics.sql import load_sql
+from reportgen._sql import load_sql
 
 __all__ = ["GROUP_KEYS", "GroupKey", "Members", "read_members"]
 

@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
+from reportgen._sql import load_sql
 from reportgen.convergence.members import GroupKey, Members, read_members
 from reportgen.convergence.outcomes import OutcomeAgreement, outcome_agreement
 from reportgen.convergence.outliers import OUTLIER_FLOOR, OUTLIER_K, Outlier, find_outliers
@@ -25,7 +26,6 @@ from reportgen.convergence.trajectories import (
     trajectory_convergence,
 )
 from reportgen.convergence.vectorised import GroupScores, score_groups
-from reportgen.metrics.sql import load_sql
 
 __all__ = ["GroupConvergence", "build_report", "convergence_report"]
 

@@ -15,10 +15,10 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from reportgen._sql import load_sql
 from reportgen.archive.connection import define_step_hashes
 from reportgen.convergence.members import Members
-from reportgen.metrics.sql import load_sql
-from reportgen.metrics.udfs import register_udfs
+from reportgen.divergence.udfs import register_udfs
 
 __all__ = ["TrajectoryConvergence", "member_table", "trajectory_convergence"]
 

@@ -14,21 +14,21 @@ from functools import cache
 from importlib.metadata import entry_points
 
 from reportgen.errors import InputError, UsageError
-from reportgen.formats.agentdiff import AgentDiffTrace
-from reportgen.formats.atif import AtifTrajectory
+from reportgen.formats.adapters.agentdiff import AgentDiffTrace
+from reportgen.formats.adapters.atif import AtifTrajectory
+from reportgen.formats.adapters.inspect_log import InspectLog
+from reportgen.formats.adapters.langfuse import LangfuseExport
+from reportgen.formats.adapters.langsmith import LangSmithRuns
+from reportgen.formats.adapters.mini_swe_agent import MiniSweAgent
+from reportgen.formats.adapters.otel import OtelSpans
+from reportgen.formats.adapters.swe_agent import SweAgent
+from reportgen.formats.adapters.tau2_bench import Tau2Bench
+from reportgen.formats.adapters.tau_bench import TauBench
 from reportgen.formats.base import Format
-from reportgen.formats.inspect_log import InspectLog
-from reportgen.formats.langfuse import LangfuseExport
-from reportgen.formats.langsmith import LangSmithRuns
-from reportgen.formats.mini_swe_agent import MiniSweAgent
-from reportgen.formats.native_iterations import NativeIterations
-from reportgen.formats.native_outputs import NativeOutputs
-from reportgen.formats.native_trace import NativeTrace
-from reportgen.formats.otel import OtelSpans
+from reportgen.formats.native.iterations import NativeIterations
+from reportgen.formats.native.outputs import NativeOutputs
+from reportgen.formats.native.trace import NativeTrace
 from reportgen.formats.source import SourceFile
-from reportgen.formats.swe_agent import SweAgent
-from reportgen.formats.tau2_bench import Tau2Bench
-from reportgen.formats.tau_bench import TauBench
 
 
 @cache

@@ -14,14 +14,14 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from reportgen._sql import load_sql
 from reportgen.archive.connection import connect
 from reportgen.errors import InputError
 from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
 from reportgen.formats.registry import detect_format, get_format
 from reportgen.formats.source import SourceFile, discover, measure
-from reportgen.formats.sql import load_sql
 from reportgen.ingest.conflicts import check_conflicts
-from reportgen.ingest.notes import find_notes, stage_notes
+from reportgen.ingest.suite_notes import find_notes, stage_notes
 
 ProgressHook = Callable[[str, int, int], None]
 """Called as ``hook(phase, done, total)`` while a load runs."""

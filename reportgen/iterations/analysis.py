@@ -1,6 +1,6 @@
 """Run the iteration metric SQL over an archive and return RunProgress objects.
 
-The SQL (reportgen/metrics/sql/iteration_*.sql) is the one place the signals are computed; the
+The SQL (reportgen/iterations/sql/iteration_*.sql) is the one place the signals are computed; the
 CLI, the pages and the API all read them from here."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from reportgen._sql import load_sql
 from reportgen.iterations.model import (
     MIN_STALLED,
     Attempt,
@@ -18,7 +19,6 @@ from reportgen.iterations.model import (
     ThrashEvidence,
 )
 from reportgen.iterations.udfs import register_iteration_udfs
-from reportgen.metrics.sql import load_sql
 
 LOW_PATCH_DISTANCE = 0.5
 """A mean patch distance under this says attempts rewrite rather than refine."""

@@ -6,8 +6,8 @@ from typing import Any
 
 import duckdb
 
+from reportgen._sql import load_sql
 from reportgen.archive import table_counts
-from reportgen.metrics.sql import load_sql
 
 
 def archive_summary(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:

@@ -9,9 +9,9 @@ from typing import Any
 
 import duckdb
 
-from reportgen.metrics.divergence import pair_metrics
-from reportgen.metrics.pairing import Unpaired, pair_labels
-from reportgen.metrics.sql import load_sql
+from reportgen._sql import load_sql
+from reportgen.divergence.metrics import pair_metrics
+from reportgen.divergence.pairing import Unpaired, pair_labels
 from reportgen.site import paths
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations

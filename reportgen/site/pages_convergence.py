@@ -1,7 +1,7 @@
 """Convergence pages: one per group of repeated runs (suite, label, task, night with at least
 two outputs), and convergence over nights on each suite's history page.
 
-The numbers come from :mod:`reportgen.metrics.convergence`: ``convergence_report`` for every
+The numbers come from :mod:`reportgen.convergence.archive`: ``convergence_report`` for every
 group at once (scores, pairwise matrices, medoids, outliers, outcomes) and ``history_series``;
 the outputs are read once with the same group order (``read_members``). Outputs are agent
 text: templates escape them; chart labels carry only run numbers."""
@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import duckdb
 
+from reportgen.convergence.archive import convergence_report, history_series
 from reportgen.convergence.members import read_members
-from reportgen.metrics.convergence import convergence_report, history_series
 from reportgen.site import fmt, paths
 from reportgen.site.charts import LABEL_COLOURS, r6
 from reportgen.site.context import Chart, Link, Page
 
 if TYPE_CHECKING:
-    from reportgen.metrics.convergence import GroupConvergence
+    from reportgen.convergence.archive import GroupConvergence
     from reportgen.site.data import SiteData
 
 _TOKEN = re.compile(r"\S+")

@@ -11,7 +11,7 @@ from reportgen.site import charts, fmt, paths
 from reportgen.site.changepoints import change_points
 from reportgen.site.context import HistoryPage, IndexPage, Link
 from reportgen.site.data import SiteData
-from reportgen.site.notes import render_notes
+from reportgen.site.notes_html import render_notes
 from reportgen.site.pages_compare import night_anchor, night_rows
 from reportgen.site.pages_convergence import convergence_history_charts, convergence_rows
 from reportgen.site.pages_iterations import loop_run_rows

@@ -12,7 +12,7 @@ from typing import Any
 from reportgen.site import charts, paths
 from reportgen.site.context import LazyPage, Link, RunPage, TaskPage
 from reportgen.site.data import PairInfo, SiteData
-from reportgen.site.notes import render_notes
+from reportgen.site.notes_html import render_notes
 from reportgen.site.pages_convergence import convergence_rows
 from reportgen.site.pages_iterations import iteration_links
 from reportgen.site.steps import RUN_TEXT_LIMIT, run_loops, step_views

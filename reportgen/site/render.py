@@ -30,17 +30,15 @@ CSP = (
 )
 
 
-def _fingerprint(*folders: Path, skip: tuple[str, ...] = ()) -> str:
-    """A hash of every file under ``folders`` (caches and names containing a word of ``skip``
-    aside): changing one re-renders every page."""
+def _fingerprint(*folders: Path) -> str:
+    """A hash of every file under ``folders`` (caches and compiled modules aside): changing
+    one re-renders every page."""
     digest = hashlib.sha256()
     for folder in folders:
         files = (
             p
             for p in folder.rglob("*")
-            if p.is_file()
-            and "__pycache__" not in p.parts
-            and not any(word in p.name for word in skip)
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".so", ".c")
         )
         for file in sorted(files):
             digest.update(file.relative_to(folder).as_posix().encode())
@@ -64,14 +62,17 @@ def chart_script(chart: Chart) -> str:
     return f"window.RG_CHARTS=window.RG_CHARTS||{{}};window.RG_CHARTS[{key}]={data};\n"
 
 
+#: The packages whose code turns archive rows into pages (declared, not guessed from file
+#: names): run and pair pages are keyed by their inputs, so this code is part of the key.
+PAGE_CODE = ("site", "divergence", "convergence", "iterations", "gating")
+
+
 @cache
 def _code_fingerprint() -> str:
-    """The fingerprint of the site code and the metrics it shows, taken once per process (the
-    code that runs is the code imported at start). Run and pair pages are keyed by their
-    inputs, not their contexts, so the code that turns inputs into pages is part of the key."""
-    code = Path(__file__).resolve().parent
-    metrics = _fingerprint(code.parent / "metrics", skip=("convergence", "iteration"))
-    return _fingerprint(code) + metrics
+    """The fingerprint of PAGE_CODE, taken once per process (the code that runs is the code
+    imported at start)."""
+    package = Path(__file__).resolve().parent.parent
+    return _fingerprint(*(package / name for name in PAGE_CODE))
 
 
 class Renderer:

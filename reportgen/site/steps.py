@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from reportgen.metrics.trajectory import WASTED_STATUSES, detect_loops
+from reportgen.divergence.reference import WASTED_STATUSES, detect_loops
 from reportgen.site.context import LoopView, StepView
 
 #: Longest payload text shown on a run page (the full text is in data/steps.parquet).

@@ -8,8 +8,8 @@ import duckdb
 import pytest
 
 from reportgen.archive.connection import connect
-from reportgen.metrics.divergence import Pair, insert_runs, pair_metrics
-from reportgen.metrics.trajectory import Run, Step, compare_pair
+from reportgen.divergence.metrics import Pair, insert_runs, pair_metrics
+from reportgen.divergence.reference import Run, Step, compare_pair
 
 RUNS = {
     "b": Run(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from reportgen.formats.rows import RawJson, json_text, to_json
+from reportgen.formats.adapters.rows import RawJson, json_text, to_json
 
 
 def test_large_json_text_passes_through_unparsed() -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from reportgen.archive.connection import connect
-from reportgen.metrics.divergence import insert_runs
-from reportgen.metrics.trajectory import Run, Step
+from reportgen.divergence.metrics import insert_runs
+from reportgen.divergence.reference import Run, Step
 from reportgen.reports.summary import archive_summary
 
 

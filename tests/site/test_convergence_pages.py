@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from reportgen.archive import connect
+from reportgen.convergence.archive import convergence_report
 from reportgen.ingest import ingest
-from reportgen.metrics.convergence import convergence_report
 from reportgen.site import BuildReport, build_site
 from tests.site.browser_pages import SCREENSHOTS, chromium_page
 from tests.site.conftest import BUILD_TIME, IMG, TEXTAREA, XSS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reportgen.site.notes import render_notes, safe_link
+from reportgen.site.notes_html import render_notes, safe_link
 from tests.site.html import parse
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reportgen.archive import connect
-from reportgen.compare import compare_labels
+from reportgen.divergence.compare import compare_labels
 from reportgen.ingest import ingest
 from reportgen.site import build_site
 from tests.site.browser_pages import chromium_page

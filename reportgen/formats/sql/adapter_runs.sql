@@ -1,5 +1,5 @@
 -- adapter_runs: move the runs an adapter collected (Arrow view rg_adapter_runs, see
--- reportgen/formats/rows.py) into stage_runs; timestamps and meta typed, batch defaulted to the
+-- reportgen/formats/adapters/rows.py) into stage_runs; timestamps and meta typed, batch defaulted to the
 -- UTC date of started_at, else "undated".
 INSERT INTO stage_runs BY NAME
 SELECT * EXCLUDE (started_at, meta, batch),

@@ -1,0 +1,501 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""Compiled sequence kernels of the divergence metrics (C via Cython; see udfs.py for the API).
+
+Each kernel loops over many sequences or pairs given as flat int64 arrays plus offsets, with
+no Python object per step, and releases the GIL so DuckDB and the other thread keep working:
+
+* align_pairs - bit-parallel LCS rows (Hyyro 2004) and the DESIGN.md traceback of each pair;
+* recovery_walk, pair_recovery - the RSR window walk of each sequence, or of both sides of
+  each aligned pair;
+* loop_scan - the greedy back-to-back repeat scan of trajectory.loop_blocks, plus stagnancy;
+* diff_lists - the step_diffs dicts of each pair (the only kernel that builds Python objects);
+* place_rows, run_sums, run_folds - where each fetched step row goes in run-then-step order,
+  and the per-run sums and left-to-right float folds of the run totals.
+
+Every kernel equals its per-sequence reference in reportgen.divergence.reference exactly; the
+tests compare them on random inputs.
+"""
+
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memset
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
+
+
+cdef extern from *:
+    int popcount64 "__builtin_popcountll"(unsigned long long) nogil
+
+
+cdef inline uint64_t* _grow(uint64_t* buf, int64_t* cap, int64_t need) except NULL nogil:
+    """``buf`` with room for at least ``need`` words (contents not kept)."""
+    cdef uint64_t* out
+    if need <= cap[0]:
+        return buf
+    out = <uint64_t*> realloc(buf, need * sizeof(uint64_t))
+    if out == NULL:
+        with gil:
+            raise MemoryError()
+    cap[0] = need
+    return out
+
+
+def align_pairs(
+    const int64_t[::1] a_vals,
+    const int64_t[::1] a_start,
+    const int64_t[::1] a_len,
+    const int64_t[::1] b_vals,
+    const int64_t[::1] b_start,
+    const int64_t[::1] b_len,
+    int64_t n_codes,
+    int64_t[::1] lcs_out,
+    int64_t[::1] row_off,
+    int64_t[::1] rows_b,
+    int64_t[::1] rows_c,
+):
+    """LCS length and alignment rows of every pair; pair p is a_vals[a_start[p]:][:a_len[p]]
+    against the same slice of b_vals, values in [0, n_codes).
+
+    Fills lcs_out[p], row_off[p + 1] (row_off[0] = 0) and the rows of pair p at
+    rows_b/rows_c[row_off[p]:row_off[p + 1]]: baseline and candidate index, -1 for none, in
+    diff order (rows_* need room for sum(a_len + b_len))."""
+    cdef Py_ssize_t pairs = a_start.shape[0]
+    cdef int64_t p, i, j, w, n, m, words, nslots, code, slot, lcs, pos, base, a0, b0
+    cdef uint64_t v, u, t, s, carry, top
+    cdef uint64_t* rows = NULL
+    cdef uint64_t* peq = NULL
+    cdef uint64_t* match
+    cdef uint64_t* prev
+    cdef uint64_t* cur
+    cdef int64_t rows_cap = 0
+    cdef int64_t peq_cap = 0
+    cdef int64_t* slot_of = <int64_t*> malloc(max(n_codes, 1) * sizeof(int64_t))
+    cdef int64_t* stamp = <int64_t*> malloc(max(n_codes, 1) * sizeof(int64_t))
+    cdef uint64_t* zero = NULL
+    cdef int64_t zero_cap = 0
+    if slot_of == NULL or stamp == NULL:
+        free(slot_of)
+        free(stamp)
+        raise MemoryError()
+    try:
+        with nogil:
+            for code in range(n_codes):
+                stamp[code] = -1
+            row_off[0] = 0
+            for p in range(pairs):
+                n = a_len[p]
+                m = b_len[p]
+                a0 = a_start[p]
+                b0 = b_start[p]
+                words = (m + 63) >> 6
+                if words == 0:
+                    words = 1
+                # match bits of each distinct candidate symbol
+                peq = _grow(peq, &peq_cap, (m + 1) * words)
+                zero = _grow(zero, &zero_cap, words)
+                memset(zero, 0, words * sizeof(uint64_t))
+                nslots = 0
+                for j in range(m):
+                    code = b_vals[b0 + j]
+                    if stamp[code] != p:
+                        stamp[code] = p
+                        slot_of[code] = nslots
+                        memset(peq + nslots * words, 0, words * sizeof(uint64_t))
+                        nslots += 1
+                    peq[slot_of[code] * words + (j >> 6)] |= (<uint64_t> 1) << (j & 63)
+                # bit rows: bit j of row i is 0 exactly when dp[i][j + 1] = dp[i][j] + 1
+                rows = _grow(rows, &rows_cap, (n + 1) * words)
+                for w in range(words):
+                    rows[w] = <uint64_t> 0xFFFFFFFFFFFFFFFF
+                if m == 0:
+                    top = 0
+                elif m & 63:
+                    top = ((<uint64_t> 1) << (m & 63)) - 1
+                else:
+                    top = <uint64_t> 0xFFFFFFFFFFFFFFFF
+                rows[words - 1] &= top
+                for i in range(n):
+                    code = a_vals[a0 + i]
+                    match = peq + slot_of[code] * words if stamp[code] == p else zero
+                    prev = rows + i * words
+                    cur = prev + words
+                    carry = 0
+                    for w in range(words):
+                        v = prev[w]
+                        u = v & match[w]
+                        t = v + u
+                        s = t + carry
+                        carry = 1 if (t < v or s < t) else 0
+                        cur[w] = s | (v ^ u)
+                    cur[words - 1] &= top
+                lcs = m
+                cur = rows + n * words
+                for w in range(words):
+                    lcs -= popcount64(cur[w])
+                lcs_out[p] = lcs
+                # traceback from the end; rows are written back to front
+                base = row_off[p]
+                row_off[p + 1] = base + n + m - lcs
+                pos = row_off[p + 1]
+                i = n
+                j = m
+                while i > 0 and j > 0:
+                    pos -= 1
+                    if a_vals[a0 + i - 1] == b_vals[b0 + j - 1]:
+                        i -= 1
+                        j -= 1
+                        rows_b[pos] = i
+                        rows_c[pos] = j
+                    elif (rows[i * words + ((j - 1) >> 6)] >> ((j - 1) & 63)) & 1:
+                        j -= 1
+                        rows_b[pos] = -1
+                        rows_c[pos] = j
+                    else:
+                        i -= 1
+                        rows_b[pos] = i
+                        rows_c[pos] = -1
+                for w in range(i):
+                    rows_b[base + w] = w
+                    rows_c[base + w] = -1
+                for w in range(j):
+                    rows_b[base + i + w] = -1
+                    rows_c[base + i + w] = w
+    finally:
+        free(rows)
+        free(peq)
+        free(zero)
+        free(slot_of)
+        free(stamp)
+
+
+cdef inline void _walk(
+    const int8_t* wasted, const int8_t* aligned, int64_t n, int64_t* rec, int64_t* unrec
+) noexcept nogil:
+    """The RSR window walk of one step sequence: a wasted step opens the window (not
+    counted), an ok step while open counts one and closes it when aligned; the counted steps
+    of a window still open at the end are also unrecovered."""
+    cdef int64_t x, counted = 0, pending = 0
+    cdef bint open_ = False
+    for x in range(n):
+        if wasted[x]:
+            open_ = True
+        elif open_:
+            counted += 1
+            pending += 1
+            if aligned[x]:
+                open_ = False
+                pending = 0
+    rec[0] = counted
+    unrec[0] = pending if open_ else 0
+
+
+def recovery_walk(
+    const int8_t[::1] wasted,
+    const int8_t[::1] aligned,
+    const int64_t[::1] off,
+    int64_t[::1] rec_out,
+    int64_t[::1] unrec_out,
+):
+    """RSR window walk (see _walk) of every sequence s = [off[s], off[s + 1])."""
+    cdef Py_ssize_t s, seqs = off.shape[0] - 1
+    if wasted.shape[0] == 0:
+        for s in range(seqs):
+            rec_out[s] = 0
+            unrec_out[s] = 0
+        return
+    with nogil:
+        for s in range(seqs):
+            _walk(&wasted[off[s]], &aligned[off[s]], off[s + 1] - off[s], &rec_out[s], &unrec_out[s])
+
+
+def pair_recovery(
+    const int8_t[::1] wasted,
+    const int64_t[::1] b_start,
+    const int64_t[::1] b_len,
+    const int64_t[::1] c_start,
+    const int64_t[::1] c_len,
+    const int64_t[::1] row_off,
+    const int64_t[::1] rows_b,
+    const int64_t[::1] rows_c,
+    int64_t[::1] rec_b,
+    int64_t[::1] unrec_b,
+    int64_t[::1] rec_c,
+    int64_t[::1] unrec_c,
+):
+    """RSR window walk of both sides of every aligned pair: pair p's baseline is
+    wasted[b_start[p]:][:b_len[p]], its candidate likewise, and its alignment rows are
+    rows_b/rows_c[row_off[p]:row_off[p + 1]] (as align_pairs writes them)."""
+    cdef Py_ssize_t p, pairs = b_start.shape[0]
+    cdef int64_t r, longest = 1
+    cdef int8_t* al_b
+    cdef int8_t* al_c
+    for p in range(pairs):
+        longest = max(longest, b_len[p], c_len[p])
+    al_b = <int8_t*> malloc(longest)
+    al_c = <int8_t*> malloc(longest)
+    if al_b == NULL or al_c == NULL:
+        free(al_b)
+        free(al_c)
+        raise MemoryError()
+    try:
+        with nogil:
+            for p in range(pairs):
+                memset(al_b, 0, max(b_len[p], 1))
+                memset(al_c, 0, max(c_len[p], 1))
+                for r in range(row_off[p], row_off[p + 1]):
+                    if rows_b[r] >= 0 and rows_c[r] >= 0:
+                        al_b[rows_b[r]] = 1
+                        al_c[rows_c[r]] = 1
+                _walk(&wasted[b_start[p]], al_b, b_len[p], &rec_b[p], &unrec_b[p])
+                _walk(&wasted[c_start[p]], al_c, c_len[p], &rec_c[p], &unrec_c[p])
+    finally:
+        free(al_b)
+        free(al_c)
+
+
+cdef inline bint _same(const int64_t* seq, int64_t x, int64_t y, int64_t k) noexcept nogil:
+    """seq[x:x + k] == seq[y:y + k]."""
+    cdef int64_t t
+    for t in range(k):
+        if seq[x + t] != seq[y + t]:
+            return False
+    return True
+
+
+def loop_scan(
+    const int64_t[::1] codes,
+    const int64_t[::1] payloads,
+    const int64_t[::1] off,
+    int64_t n_codes,
+    int64_t[::1] seq_out,
+    int64_t[::1] start_out,
+    int64_t[::1] length_out,
+    int64_t[::1] iterations_out,
+    int8_t[::1] stagnant_out,
+):
+    """The loops of every sequence (trajectory.loop_blocks on codes, values in [0, n_codes)),
+    sequence by sequence and left to right; returns how many were written (the outputs need
+    room for len(codes) // 2 + 1). stagnant: every repeat has the payloads of the first."""
+    cdef Py_ssize_t seqs = off.shape[0] - 1
+    cdef int64_t sq, lo, n, idx, i, p, k, end, limit, resume, t, code, found = 0
+    cdef const int64_t* seq
+    cdef const int64_t* pay
+    cdef bint stagnant
+    cdef int64_t* last = <int64_t*> malloc(max(n_codes, 1) * sizeof(int64_t))
+    cdef int64_t* stamp = <int64_t*> malloc(max(n_codes, 1) * sizeof(int64_t))
+    cdef int64_t* nxt = NULL
+    cdef int64_t nxt_cap = 0
+    cdef int64_t* grown
+    if last == NULL or stamp == NULL:
+        free(last)
+        free(stamp)
+        raise MemoryError()
+    try:
+        with nogil:
+            for code in range(n_codes):
+                stamp[code] = -1
+            for sq in range(seqs):
+                lo = off[sq]
+                n = off[sq + 1] - lo
+                if n < 2:
+                    continue
+                if n > nxt_cap:
+                    grown = <int64_t*> realloc(nxt, n * sizeof(int64_t))
+                    if grown == NULL:
+                        with gil:
+                            raise MemoryError()
+                    nxt = grown
+                    nxt_cap = n
+                seq = &codes[lo]
+                pay = &payloads[lo]
+                # nxt[idx]: the next index holding the same code, n when none
+                for idx in range(n - 1, -1, -1):
+                    code = seq[idx]
+                    nxt[idx] = last[code] if stamp[code] == sq else n
+                    stamp[code] = sq
+                    last[code] = idx
+                resume = 0
+                for i in range(n):
+                    limit = i + (n - i) // 2
+                    if i < resume or nxt[i] > limit:
+                        continue
+                    p = nxt[i]
+                    while p <= limit:
+                        k = p - i
+                        if _same(seq, i, p, k):
+                            end = p + k
+                            while end + k <= n and _same(seq, i, end, k):
+                                end += k
+                            stagnant = True
+                            for t in range(k, end - i):
+                                if pay[i + t] != pay[i + t % k]:
+                                    stagnant = False
+                                    break
+                            seq_out[found] = sq
+                            start_out[found] = i
+                            length_out[found] = k
+                            iterations_out[found] = (end - i) // k
+                            stagnant_out[found] = stagnant
+                            found += 1
+                            resume = end
+                            break
+                        p = nxt[p]
+    finally:
+        free(nxt)
+        free(last)
+        free(stamp)
+    return found
+
+
+def diff_lists(
+    const int64_t[::1] row_off,
+    const int64_t[::1] rows_b,
+    const int64_t[::1] rows_c,
+    const int64_t[::1] b_base,
+    const int64_t[::1] c_base,
+    const int64_t[::1] status,
+    const int64_t[::1] payload,
+    const int64_t[::1] sig,
+    list actions,
+    tuple names,
+):
+    """The step_diffs list of every pair: one dict per alignment row, {status, baseline_index,
+    candidate_index, action}; status is names[0] matched (same status and payload), names[1]
+    modified, names[2] added, names[3] removed. Steps of pair p sit at b_base[p] + index and
+    c_base[p] + index in status, payload and sig; actions[sig] names a step."""
+    cdef Py_ssize_t pairs = row_off.shape[0] - 1
+    cdef int64_t p, r, bi, ci, gb, gc, kind, longest = 0
+    cdef list out = PyList_New(pairs)
+    cdef list rows
+    cdef list ints
+    cdef dict row
+    cdef object none = None
+    for r in range(rows_b.shape[0]):
+        if rows_b[r] > longest:
+            longest = rows_b[r]
+        if rows_c[r] > longest:
+            longest = rows_c[r]
+    ints = list(range(longest + 1))
+    for p in range(pairs):
+        rows = PyList_New(row_off[p + 1] - row_off[p])
+        for r in range(row_off[p], row_off[p + 1]):
+            bi = rows_b[r]
+            ci = rows_c[r]
+            gb = b_base[p] + bi
+            gc = c_base[p] + ci
+            if bi < 0:
+                kind = 2
+                action = actions[sig[gc]]
+            elif ci < 0:
+                kind = 3
+                action = actions[sig[gb]]
+            else:
+                kind = 0 if (status[gb] == status[gc] and payload[gb] == payload[gc]) else 1
+                action = actions[sig[gb]]
+            row = {
+                "status": names[kind],
+                "baseline_index": ints[bi] if bi >= 0 else none,
+                "candidate_index": ints[ci] if ci >= 0 else none,
+                "action": action,
+            }
+            Py_INCREF(row)
+            PyList_SET_ITEM(rows, r - row_off[p], row)
+        Py_INCREF(rows)
+        PyList_SET_ITEM(out, p, rows)
+    return out
+
+
+def place_rows(
+    const int32_t[::1] rn,
+    const int32_t[::1] idx,
+    int64_t[::1] off,
+    int64_t[::1] pos,
+):
+    """Run offsets (off[r]: where run r starts, off has runs + 1 entries) and each row's place
+    pos[x] = off[rn[x]] + idx[x] in run-then-step order. Returns False, with off and pos
+    unspecified, unless the idx of each run are exactly 0..n-1 once each."""
+    cdef Py_ssize_t rows = rn.shape[0]
+    cdef Py_ssize_t runs = off.shape[0] - 1
+    cdef Py_ssize_t x
+    cdef int64_t r, place
+    cdef bint ok = True
+    cdef int8_t* seen = <int8_t*> malloc(max(rows, 1))
+    if seen == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            memset(seen, 0, max(rows, 1))
+            for r in range(runs + 1):
+                off[r] = 0
+            for x in range(rows):
+                r = rn[x]
+                if r < 0 or r >= runs:
+                    ok = False
+                    break
+                off[r + 1] += 1
+            if ok:
+                for r in range(runs):
+                    off[r + 1] += off[r]
+                for x in range(rows):
+                    r = rn[x]
+                    if idx[x] < 0 or idx[x] >= off[r + 1] - off[r]:
+                        ok = False
+                        break
+                    place = off[r] + idx[x]
+                    if seen[place]:
+                        ok = False
+                        break
+                    seen[place] = 1
+                    pos[x] = place
+    finally:
+        free(seen)
+    return ok
+
+
+def run_sums(
+    const int32_t[::1] rn,
+    const int64_t[::1] values,
+    const int8_t[::1] valid,
+    int64_t[::1] sums,
+    int8_t[::1] given,
+):
+    """Per run, the sum of its valid values (sums and given start at 0)."""
+    cdef Py_ssize_t x
+    with nogil:
+        for x in range(rn.shape[0]):
+            if valid[x]:
+                sums[rn[x]] += values[x]
+                given[rn[x]] = 1
+
+
+def run_folds(
+    const int32_t[::1] rn,
+    const int64_t[::1] pos,
+    const int64_t[::1] off,
+    const double[::1] values,
+    const int8_t[::1] valid,
+    double[::1] folds,
+    int8_t[::1] given,
+):
+    """Per run, the left-to-right float sum of its values in step order (rows placed by pos,
+    missing values as 0.0), as Python's sum() gives it; given: some value was valid."""
+    cdef Py_ssize_t x, runs = off.shape[0] - 1
+    cdef int64_t r, k
+    cdef double acc
+    cdef double* placed = <double*> malloc(max(values.shape[0], 1) * sizeof(double))
+    if placed == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for x in range(values.shape[0]):
+                placed[pos[x]] = values[x] if valid[x] else 0.0
+                if valid[x]:
+                    given[rn[x]] = 1
+            for r in range(runs):
+                acc = 0.0
+                for k in range(off[r], off[r + 1]):
+                    acc = acc + placed[k]
+                folds[r] = acc
+    finally:
+        free(placed)

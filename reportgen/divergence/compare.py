@@ -1,0 +1,251 @@
+"""Compare baseline and candidate runs: pair them, compute every divergence metric in the
+archive, judge them against the gates. The CLI, the pytest plugin and the site call this."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from reportgen._gc import collector_paused
+from reportgen._sql import load_sql
+from reportgen.archive import connect
+from reportgen.archive.connection import first_row
+from reportgen.divergence.metrics import pair_metrics
+from reportgen.divergence.pairing import Pairing, Unpaired, pair_labels, pair_runs
+from reportgen.errors import InputError
+from reportgen.gating import Threshold, judge
+from reportgen.gating import pair_metrics as registered_metrics
+from reportgen.ingest import ingest
+from reportgen.ingest.loader import ProgressHook
+
+
+@dataclass
+class Comparison:
+    """The compared pairs (JSON-contract dicts with verdicts), what had no partner, and the
+    thresholds that were applied."""
+
+    pairs: list[dict[str, Any]]
+    unpaired: list[Unpaired] = field(default_factory=list)
+    thresholds: list[Threshold] = field(default_factory=list)
+    convergence: dict[str, Any] | None = None  # the --min-convergence gate, when applied
+
+    @property
+    def passed(self) -> bool:
+        converged = self.convergence is None or not self.convergence["violations"]
+        return converged and all(pair["passed"] for pair in self.pairs)
+
+    def to_json(self) -> dict[str, Any]:
+        """One pair: the pair's contract at top level; many: ``pairs`` plus a ``summary``."""
+        applied = [t.to_dict() for t in self.thresholds]
+        extra = {} if self.convergence is None else {"convergence": self.convergence}
+        if len(self.pairs) == 1 and not self.unpaired:
+            return {**self.pairs[0], "thresholds": applied, **extra}
+        return {
+            "pairs": self.pairs,
+            "summary": self.summary(),
+            "unpaired": [u.__dict__ for u in self.unpaired],
+            "thresholds": applied,
+            **extra,
+        }
+
+    def failure_line(self) -> str:
+        """What failed, in one line (the error a failed gate exits with)."""
+        failed = self.summary()["failed_pairs"]
+        groups = len(self.convergence["violations"]) if self.convergence else 0
+        what = [f"{len(failed)} pair(s) failed a gate"] if failed else []
+        what += [f"{groups} group(s) did not converge"] if groups else []
+        shown = ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
+        return "; ".join(what) + (f": {shown}" if failed else "")
+
+    def summary(self) -> dict[str, Any]:
+        failed = [p["pair_id"] for p in self.pairs if not p["passed"]]
+        return {
+            "pairs": len(self.pairs),
+            "passed": self.passed,
+            "failed_pairs": failed,
+            "unpaired": len(self.unpaired),
+            "violations": sum(len(p["violations"]) for p in self.pairs),
+        }
+
+
+def compare_pairing(
+    con: duckdb.DuckDBPyConnection,
+    pairing: Pairing,
+    thresholds: Sequence[Threshold] = (),
+    *,
+    with_steps: bool = True,
+    progress: ProgressHook | None = None,
+) -> Comparison:
+    """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
+    the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
+    tables need only the metrics)."""
+    results = pair_metrics(con, pairing.pairs, progress=progress)
+    derived = [m for m in registered_metrics() if m.compute is not None]
+    for result in results if derived else []:
+        for metric in derived:
+            assert metric.compute is not None
+            result[metric.key] = metric.compute(result)
+    if with_steps:
+        _attach_steps(con, results)
+    for result in results:
+        verdict = judge(result, list(thresholds))
+        result["passed"] = verdict.passed
+        result["violations"] = verdict.violations
+        if verdict.unknown:
+            result["gates_not_evaluated"] = verdict.unknown
+    return Comparison(results, pairing.unpaired, list(thresholds))
+
+
+def compare_labels(
+    con: duckdb.DuckDBPyConnection,
+    baseline_label: str,
+    candidate_label: str,
+    thresholds: Sequence[Threshold] = (),
+    *,
+    suite: str | None = None,
+    task: str | None = None,
+    baseline_batch: str | None = None,
+    candidate_batch: str | None = None,
+    with_steps: bool = True,
+    progress: ProgressHook | None = None,
+) -> Comparison:
+    """Compare two labels of an archive, task by task (and night by night unless pinned);
+    ``task`` keeps one task only. ``with_steps``, ``progress``: as for compare_pairing."""
+    pairing = pair_labels(
+        con,
+        baseline_label,
+        candidate_label,
+        suite=suite,
+        baseline_batch=baseline_batch,
+        candidate_batch=candidate_batch,
+    )
+    if task is not None:
+        pairing.pairs = [p for p in pairing.pairs if p.task_id == task]
+        pairing.unpaired = [u for u in pairing.unpaired if u.task_id == task]
+    if not pairing.pairs and not pairing.unpaired:
+        what = f"task {task!r} of " if task else ""
+        raise InputError(
+            "archive", f"no runs of {what}labels {baseline_label!r} or {candidate_label!r}"
+        )
+    return compare_pairing(con, pairing, thresholds, with_steps=with_steps, progress=progress)
+
+
+def compare_paths(
+    baseline: Iterable[str | Path],
+    candidate: Iterable[str | Path],
+    thresholds: Sequence[Threshold] = (),
+    *,
+    format_name: str | None = None,
+    with_steps: bool = True,
+    progress: ProgressHook | None = None,
+) -> Comparison:
+    """Compare trace files or folders without an archive: both sides are ingested into an
+    in-memory one, then paired (two single runs pair with each other; otherwise by task).
+    ``with_steps``, ``progress``: as for compare_pairing."""
+    con = connect(None)
+    try:
+        sides = []
+        for prefix, paths in (("baseline:", list(baseline)), ("candidate:", list(candidate))):
+            report = ingest(paths, con, format_name=format_name, run_id_prefix=prefix)
+            hashes = [f["content_hash"] for f in (*report.loaded, *report.skipped)]
+            rows = con.execute(
+                "SELECT run_id FROM runs WHERE content_hash IN (SELECT unnest($h))"
+                " AND starts_with(run_id, $p) ORDER BY run_id",
+                {"h": hashes, "p": prefix},
+            ).fetchall()
+            if not rows:
+                raise InputError(", ".join(map(str, paths)), "holds no runs to compare")
+            sides.append([r[0] for r in rows])
+        pairing = pair_runs(con, sides[0], sides[1], same_batch=False)
+        return compare_pairing(con, pairing, thresholds, with_steps=with_steps, progress=progress)
+    finally:
+        con.close()
+
+
+_STEP_FIELDS = (
+    "type", "action", "status", "input", "output", "tokens_in", "tokens_out", "cost_usd",
+    "latency_ms",
+)  # fmt: skip
+
+
+def _parsed(texts: list[str | None]) -> list[Any]:
+    """Each JSON text parsed, None kept; equal texts share one parsed value (parsed once)."""
+    values: dict[str | None, Any] = {t: json.loads(t) for t in set(texts) if t is not None}
+    values[None] = None
+    return [values[t] for t in texts]
+
+
+def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[dict[str, Any]]) -> None:
+    """Give every step_diffs row the steps it pairs (type, action, status, input, output and
+    numbers), read in one query as columns. The step dicts, and parsed inputs and outputs of
+    equal text, are shared between the rows that show them: read them, never change them."""
+    run_ids = sorted({r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")})
+    if not run_ids:
+        return
+    table = con.sql(load_sql("steps_for_runs"), params={"run_ids": run_ids}).to_arrow_table()
+    with collector_paused():
+        columns = [table[name].to_pylist() for name in _STEP_FIELDS]
+        for k in (_STEP_FIELDS.index("input"), _STEP_FIELDS.index("output")):
+            columns[k] = _parsed(columns[k])
+        steps = [
+            {
+                "type": typ, "action": action, "status": status, "input": inp, "output": out,
+                "tokens_in": t_in, "tokens_out": t_out, "cost_usd": cost, "latency_ms": latency,
+            }
+            for typ, action, status, inp, out, t_in, t_out, cost, latency in zip(
+                *columns, strict=True
+            )
+        ]  # fmt: skip
+        keys = zip(table["run_id"].to_pylist(), table["idx"].to_pylist(), strict=True)
+        by_key = dict(zip(keys, steps, strict=True))
+        for result in results:
+            b_run, c_run = result["baseline_run_id"], result["candidate_run_id"]
+            for row in result["step_diffs"]:
+                b, c = row["baseline_index"], row["candidate_index"]
+                row["baseline_step"] = None if b is None else by_key.get((b_run, b))
+                row["candidate_step"] = None if c is None else by_key.get((c_run, c))
+
+
+def gate_convergence(
+    con: duckdb.DuckDBPyConnection,
+    comparison: Comparison,
+    min_convergence: float,
+    source: str,
+    *,
+    label: str,
+    batch: str | None,
+) -> None:
+    """Add the convergence gate to ``comparison``: every group of ``label`` (N repeated runs of
+    one task in one batch) whose convergence_score is below ``min_convergence`` fails."""
+    from reportgen.convergence.archive import convergence_gate, convergence_report
+
+    groups = convergence_report(con, label=label, batch=batch)
+    violations = convergence_gate(groups, min_convergence)
+    for violation in violations:
+        violation["source"] = source
+    comparison.convergence = {
+        "label": label,
+        "threshold": min_convergence,
+        "source": source,
+        "groups": len(groups),
+        "violations": violations,
+    }
+
+
+def latest_shared_batch(
+    con: duckdb.DuckDBPyConnection, baseline_label: str, candidate_label: str
+) -> str:
+    """The newest batch holding runs of both labels (what a nightly gate looks at)."""
+    row = first_row(
+        con, load_sql("latest_shared_batch"), {"b": baseline_label, "c": candidate_label}
+    )
+    if row is None or row[0] is None:
+        raise InputError(
+            "archive", f"no batch holds runs of both {baseline_label!r} and {candidate_label!r}"
+        )
+    return str(row[0])

@@ -1,0 +1,149 @@
+"""A comparison as a rich terminal table and as Markdown (a PR comment, a CI job summary)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from reportgen.divergence.compare import Comparison
+from reportgen.gating import pair_metrics
+
+#: Pair rows shown at most: at a terminal, and in Markdown (GitHub caps a PR comment at
+#: 65,536 characters and a job summary at 1 MiB). Failed pairs come first; --json has all.
+TERMINAL_ROWS = 50
+MARKDOWN_ROWS = 200
+
+
+def columns() -> tuple[str, ...]:
+    """The table header: the pair, one column per registered metric, the verdict."""
+    return ("pair", *(m.column for m in pair_metrics()), "verdict")
+
+
+def row(pair: dict[str, Any]) -> tuple[str, ...]:
+    """The table cells of one pair."""
+    return (
+        pair["pair_id"],
+        *(m.text(pair) for m in pair_metrics()),
+        "pass" if pair["passed"] else "FAIL: " + ", ".join(v["gate"] for v in pair["violations"]),
+    )
+
+
+def _ordered(comparison: Comparison) -> list[dict[str, Any]]:
+    """Failed pairs first, then by divergence, so regressions lead."""
+    return sorted(
+        comparison.pairs,
+        key=lambda p: (p["passed"], -p["trajectory_divergence_index"], p["pair_id"]),
+    )
+
+
+def _shown(comparison: Comparison, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+    """The pairs a table shows (at most ``limit``, regressions first) and, when some are left
+    out, the line that says so."""
+    ordered = _ordered(comparison)
+    if len(ordered) <= limit:
+        return ordered, None
+    rest = ordered[limit:]
+    failed = sum(1 for p in rest if not p["passed"])
+    what = f"{failed} failed a gate" if failed else "all passed"
+    return ordered[:limit], (
+        f"... {len(rest)} more pair(s) not shown ({what}; by divergence, highest first); "
+        "--json lists every pair."
+    )
+
+
+def thresholds_line(comparison: Comparison) -> str:
+    if not comparison.thresholds:
+        return "No gates set (pass --max-divergence, --max-loops, ... or a reportgen.toml [cli] section)."
+    return "Gates: " + "; ".join(
+        f"{t.gate} > {t.value:g} fails (from {t.source})" for t in comparison.thresholds
+    )
+
+
+def verdict_line(comparison: Comparison) -> str:
+    s = comparison.summary()
+    failed = len(s["failed_pairs"])
+    head = "PASSED" if comparison.passed else "FAILED"
+    line = f"{head}: {s['pairs']} pair(s) compared, {failed} failed a gate, {s['unpaired']} run(s) unpaired."
+    if comparison.convergence is not None:
+        c = comparison.convergence
+        line += (
+            f" Convergence: {len(c['violations'])} of {c['groups']} group(s) of {c['label']}"
+            f" below {c['threshold']:g} (from {c['source']})."
+        )
+    return line
+
+
+def convergence_lines(comparison: Comparison) -> list[str]:
+    """One line per group that failed the convergence gate."""
+    if comparison.convergence is None:
+        return []
+    return [f"convergence: {v['message']}" for v in comparison.convergence["violations"]]
+
+
+def print_terminal(console: Console, comparison: Comparison) -> None:
+    """The comparison for people at a terminal."""
+    table = Table(title="reportgen compare: baseline vs candidate", show_lines=False)
+    for column in columns():
+        table.add_column(
+            column, justify="left" if column in ("pair", "verdict") else "right", overflow="fold"
+        )
+    shown, more = _shown(comparison, TERMINAL_ROWS)
+    for pair in shown:
+        cells = row(pair)
+        style = None if pair["passed"] else "red"
+        table.add_row(*cells, style=style)
+    console.print(table)
+    if more:
+        console.print(more, markup=False)
+    for unpaired in comparison.unpaired:
+        console.print(
+            f"unpaired {unpaired.side} run {unpaired.run_id} (task {unpaired.task_id}, batch {unpaired.batch})",
+            markup=False,
+        )
+    for line in convergence_lines(comparison):
+        console.print(line, markup=False, style="red")
+    console.print(thresholds_line(comparison), markup=False)
+    console.print(verdict_line(comparison), markup=False)
+
+
+def _md_cell(text: str) -> str:
+    return (
+        text.replace("|", "\\|")
+        .replace("\n", " ")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("`", "'")
+    )
+
+
+def markdown(comparison: Comparison) -> str:
+    """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY."""
+    lines = [
+        f"### reportgen: {'✅ passed' if comparison.passed else '❌ failed'}",
+        "",
+        verdict_line(comparison),
+        "",
+    ]
+    header = columns()
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append(
+        "|" + "|".join("---" if c in ("pair", "verdict") else "---:" for c in header) + "|"
+    )
+    shown, more = _shown(comparison, MARKDOWN_ROWS)
+    for pair in shown:
+        lines.append("| " + " | ".join(_md_cell(c) for c in row(pair)) + " |")
+    if more:
+        lines += ["", _md_cell(more)]
+    if comparison.unpaired:
+        lines += ["", "Unpaired runs:", ""]
+        lines += [
+            f"- {u.side} `{_md_cell(u.run_id)}` (task `{_md_cell(u.task_id)}`)"
+            for u in comparison.unpaired
+        ]
+    failing = convergence_lines(comparison)
+    if failing:
+        lines += ["", "Groups that did not converge:", ""] + [f"- {_md_cell(x)}" for x in failing]
+    lines += ["", _md_cell(thresholds_line(comparison)), ""]
+    return "\n".join(lines)

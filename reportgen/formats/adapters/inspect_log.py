@@ -1,0 +1,270 @@
+"""Inspect AI eval logs: ``.json`` (the whole log) and ``.eval`` (a zip of ``header.json`` and
+``samples/<id>_epoch_<n>.json``), read with the standard library alone (``json``, ``zipfile``):
+no ``inspect_ai`` install is needed.
+
+Each sample (one epoch of one dataset item) is a run: task = sample id, suite = the eval's
+task, label = the model, trial = the epoch. Its ``model`` events are ``llm`` steps (usage ->
+tokens, working time -> latency), ``tool`` events are ``tool`` steps (``error`` -> error) and
+``error`` events are ``error`` steps; a sample error or limit adds a final error/abandoned
+step. Logs without events (older or trimmed) fall back to the sample's messages. The first
+score (C/I/P/N or a number) is the reward."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import duckdb
+
+from reportgen.errors import InputError
+from reportgen.formats.adapters.rows import (
+    Collector,
+    add,
+    amount,
+    count,
+    parse_document,
+    require,
+    stable_id,
+    stage_each,
+)
+from reportgen.formats.base import StageOptions
+from reportgen.formats.source import SourceFile
+
+WHAT = "Inspect AI log (an object with version, eval and samples)"
+_JSON_KEYS = (re.compile(rb'"version"\s*:\s*\d'), re.compile(rb'"eval"\s*:\s*\{'))
+_TASK = re.compile(rb'"task"\s*:|"status"\s*:')
+_SCORE_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+_SAMPLE_NAME = re.compile(r"^samples/(.+)_epoch_(\d+)\.json$")
+VERSIONS = (1, 2, 3)  # 3 adds a message pool (deduplicated messages); events are unchanged
+
+
+class InspectLog:
+    name = "inspect"
+    description = "Inspect AI eval log (.json, or .eval zip read with the stdlib)"
+    maps = (
+        "a sample epoch -> a run (task: sample id, label: model, trial: epoch); model/tool/error "
+        "events -> llm/tool/error steps; tool error -> error, sample error/limit -> final step"
+    )
+
+    def detect(self, source: SourceFile) -> bool:
+        head = source.head
+        if head.startswith(b"PK\x03\x04"):
+            return source.path.name.endswith(".eval") or b"header.json" in head[:512]
+        return all(k.search(head) for k in _JSON_KEYS) and bool(_TASK.search(head))
+
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
+        def parse(rows: Collector, source: SourceFile) -> None:
+            header, samples = _read(source, options.max_record_bytes)
+            _log(rows, source, header, samples)
+
+        stage_each(con, sources, self.name, WHAT, parse)
+
+
+def _read(source: SourceFile, limit: int) -> tuple[dict[str, Any], Iterator[Any]]:
+    """The log header (version, eval, ...) and its samples, from either file kind."""
+    if not source.head.startswith(b"PK\x03\x04"):
+        document = parse_document(source, WHAT)
+        require(source, isinstance(document, dict), f"expected {WHAT}")
+        return document, iter(document.get("samples") or [])
+    try:
+        archive = zipfile.ZipFile(source.path)
+        names = archive.namelist()
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(
+            source.display, f"not a readable zip ({exc}); expected an Inspect .eval log"
+        ) from None
+    header_name = "header.json" if "header.json" in names else "_journal/start.json"
+    require(source, header_name in names, "expected header.json in an Inspect .eval zip")
+    header = _member(source, archive, header_name, limit)
+    require(source, isinstance(header, dict), f"expected an object in {header_name}")
+    found = [(_SAMPLE_NAME.match(n), n) for n in names]
+    ordered = sorted(
+        ((m, n) for m, n in found if m),
+        key=lambda p: (_natural(p[0].group(1)), int(p[0].group(2))),
+    )
+    return header, (_member(source, archive, n, limit) for _, n in ordered)
+
+
+def _natural(text: str) -> tuple[int, str]:
+    return (int(text), "") if text.isdigit() else (1 << 62, text)
+
+
+def _member(source: SourceFile, archive: zipfile.ZipFile, name: str, limit: int) -> Any:
+    info = archive.getinfo(name)
+    if info.file_size > limit:
+        raise InputError(
+            source.display, f"{name} is {info.file_size} bytes, over the per-record limit"
+        )
+    try:
+        data = archive.read(name)
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise InputError(source.display, f"cannot read {name} from the zip: {exc}") from None
+    return parse_document(source, f"{WHAT} ({name})", data)
+
+
+def _score(scores: Any) -> float | None:
+    """The first scorer's value as a number (C=1, P=0.5, I=N=0, booleans 1/0)."""
+    if not isinstance(scores, dict) or not scores:
+        return None
+    first = next(iter(scores.values()))
+    value = first.get("value") if isinstance(first, dict) else None
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    return _SCORE_VALUES.get(value) if isinstance(value, str) else None
+
+
+def _utc_date(stamp: Any) -> str | None:
+    if not isinstance(stamp, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).date().isoformat()
+
+
+def _event_steps(rows: Collector, events: list[Any]) -> bool:
+    """Steps from model/tool/error events; True when the sample had an error event."""
+    had_error = False
+    for event in events:
+        kind = event.get("event")
+        stamp = event.get("timestamp") if isinstance(event.get("timestamp"), str) else None
+        seconds = amount(event.get("working_time"))
+        latency = None if seconds is None else seconds * 1000.0
+        if kind == "model":
+            output = event.get("output") or {}
+            usage = output.get("usage") or {}
+            failed = bool(event.get("error")) or bool(output.get("error"))
+            rows.step(
+                "llm",
+                str(event.get("model") or output.get("model") or "model"),
+                "error" if failed else "ok",
+                output=output.get("completion") or event.get("error"),
+                tokens_in=count(usage.get("input_tokens")),
+                tokens_out=count(usage.get("output_tokens")),
+                latency_ms=latency,
+                started_at=stamp,
+            )
+        elif kind == "tool":
+            error = event.get("error")
+            rows.step(
+                "tool",
+                str(event.get("function") or "tool"),
+                "error" if error else "ok",
+                input=event.get("arguments"),
+                output={"error": error} if error else event.get("result"),
+                latency_ms=latency,
+                started_at=stamp,
+            )
+        elif kind == "error":
+            had_error = True
+            error = event.get("error") or {}
+            rows.step(
+                "error",
+                "error",
+                "error",
+                output=error.get("message") if isinstance(error, dict) else error,
+                started_at=stamp,
+            )
+    return had_error
+
+
+def _message_steps(rows: Collector, messages: list[Any], model: str) -> None:
+    """Steps from a sample's messages, for logs that keep no events."""
+    for message in messages:
+        role = message.get("role")
+        if role == "assistant":
+            rows.step(
+                "llm", str(message.get("model") or model), "ok", output=message.get("content")
+            )
+        elif role == "tool":
+            error = message.get("error")
+            rows.step(
+                "tool",
+                str(message.get("function") or "tool"),
+                "error" if error else "ok",
+                output={"error": error} if error else message.get("content"),
+            )
+
+
+def _log(
+    rows: Collector, source: SourceFile, header: dict[str, Any], samples: Iterator[Any]
+) -> None:
+    version = header.get("version")
+    require(
+        source,
+        version in VERSIONS,
+        f"unsupported Inspect log version {version!r} (expected 1, 2 or 3)",
+        "version",
+    )
+    require(source, isinstance(header.get("eval"), dict), "required field is missing", "eval")
+    spec = header["eval"]
+    model = str(spec.get("model") or "unknown-model")
+    task = str(spec.get("task") or "inspect")
+    batch = _utc_date(spec.get("created"))
+    for position, sample in enumerate(samples):
+        where = f"samples[{position}]"
+        require(source, isinstance(sample, dict), "expected an object", where)
+        require(source, "id" in sample, "required field is missing", f"{where}.id")
+        task_id = str(sample["id"])
+        epoch = count(sample.get("epoch")) or 1
+        uuid = sample.get("uuid")
+        rows.begin(uuid if isinstance(uuid, str) and uuid else stable_id(source, task_id, position))
+        events = sample.get("events") or []
+        if events:
+            had_error = _event_steps(rows, events)
+        else:
+            had_error = False
+            _message_steps(rows, sample.get("messages") or [], model)
+        error = sample.get("error")
+        limit = sample.get("limit")
+        if error and not had_error:
+            message = error.get("message") if isinstance(error, dict) else error
+            rows.step("error", "sample_error", "error", output=message)
+        if isinstance(limit, dict):
+            rows.step("limit", f"{limit.get('type') or 'unknown'}_limit", "abandoned", output=limit)
+        usage = sample.get("model_usage") or {}
+        models = [u for u in usage.values() if isinstance(u, dict)]
+        reward = _score(sample.get("scores"))
+        failed = bool(error) or isinstance(limit, dict)
+        working = amount(sample.get("working_time"))
+        first_stamp = next(
+            (e.get("timestamp") for e in events if isinstance(e.get("timestamp"), str)), None
+        )
+        completion = (sample.get("output") or {}).get("completion")
+        rows.end(
+            source,
+            task_id=task_id,
+            label=model,
+            suite=task,
+            batch=batch,
+            trial=epoch,
+            started_at=sample.get("started_at") or first_stamp or spec.get("created"),
+            output=completion if isinstance(completion, str) else None,
+            reward=reward,
+            success=False if failed else (None if reward is None else reward >= 1),
+            tokens_in=_sum(count(u.get("input_tokens")) for u in models),
+            tokens_out=_sum(count(u.get("output_tokens")) for u in models),
+            latency_ms=None if working is None else working * 1000.0,
+            meta={
+                "eval_id": spec.get("eval_id"),
+                "inspect_run_id": spec.get("run_id"),
+                "log_status": header.get("status"),
+                "error": error.get("message") if isinstance(error, dict) else error,
+                "limit": limit,
+            },
+        )
+
+
+def _sum(values: Iterator[int | None]) -> int | None:
+    total = add(*values)
+    return None if total is None else int(total)

@@ -1,0 +1,240 @@
+"""OpenTelemetry spans with GenAI or OpenInference attributes, in the shapes exporters write:
+
+- OTLP/JSON (``{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}``, one request per
+  document, or one per line in .jsonl as the collector's file exporter writes), attributes as
+  ``[{"key", "value": {"stringValue"|"intValue"|...}}]``, times in ``*UnixNano``;
+- OpenTelemetry SDK dumps: ``{"spans": [...]}`` (Python ``ReadableSpan`` dicts, ``context`` /
+  ``parent`` ids, epoch-nanosecond or ISO times) or a list of spans (also the JS
+  ``ReadableSpan`` form with ``spanContext`` and ``[seconds, nanos]`` times);
+- a single span's attribute dictionary (one run of one step).
+
+Spans are grouped into runs by trace id; see ``spans.py`` for the span -> step mapping."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from reportgen.formats.adapters.rows import (
+    Collector,
+    parse_document,
+    parse_lines,
+    require,
+    stable_id,
+    stage_each,
+)
+from reportgen.formats.adapters.spans import Span, add_trace
+from reportgen.formats.base import StageOptions, first_record
+from reportgen.formats.source import SourceFile
+
+WHAT = "OpenTelemetry spans (OTLP/JSON resourceSpans, an SDK span dump, or span attributes)"
+_OTLP = re.compile(rb'"resourceSpans"\s*:')
+_DUMP = re.compile(rb'"spans"\s*:\s*\[')
+_SPAN_LIST = re.compile(rb"^\s*\[\s*\{")
+_SPAN_KEYS = re.compile(rb'"spanContext"\s*:|"context"\s*:\s*\{\s*"trace_id"|"span_id"\s*:')
+_GENAI = re.compile(rb'"(?:gen_ai\.|openinference\.span\.kind|llm\.|ai\.operationId)')
+_ATTR_START = re.compile(rb'^\s*\{\s*"(?:gen_ai\.|openinference\.|llm\.|input"|output")')
+_ATTR_PREFIXES = ("gen_ai.", "openinference.", "llm.", "tool.", "ai.")
+_ERROR_CODES = {2, "2", "STATUS_CODE_ERROR", "ERROR", "error"}
+
+
+class OtelSpans:
+    name = "otel"
+    description = "OpenTelemetry GenAI / OpenInference spans (OTLP/JSON or SDK dumps)"
+    maps = (
+        "a trace id -> a run; a span -> a step (gen_ai.operation.name / openinference.span.kind "
+        "-> llm|tool|agent|chain, parent span -> parent); span status ERROR -> error"
+    )
+
+    def detect(self, source: SourceFile) -> bool:
+        head = source.head
+        if _OTLP.search(head):
+            return True
+        if _DUMP.search(head) and (_GENAI.search(head) or _SPAN_KEYS.search(head)):
+            return True
+        if _SPAN_LIST.match(head) and _SPAN_KEYS.search(head):
+            return True
+        record = first_record(source)
+        if isinstance(record, dict):
+            return _is_attribute_map(record)
+        return record is None and bool(_ATTR_START.match(head))
+
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
+        stage_each(con, sources, self.name, WHAT, _parse)
+
+
+def _is_attribute_map(record: dict[str, Any]) -> bool:
+    keys = list(record)
+    if not keys or {"spans", "resourceSpans", "observations", "steps"} & set(keys):
+        return False
+    return any(k.startswith(_ATTR_PREFIXES) for k in keys) and all(
+        not isinstance(v, dict) for v in record.values()
+    )
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP/JSON ``AnyValue`` as a plain value (intValue arrives as a string)."""
+    if not isinstance(value, dict):
+        return value
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        return int(value["intValue"])
+    if "doubleValue" in value:
+        return float(value["doubleValue"])
+    if "boolValue" in value:
+        return bool(value["boolValue"])
+    if "arrayValue" in value:
+        return [any_value(v) for v in (value["arrayValue"] or {}).get("values") or []]
+    if "kvlistValue" in value:
+        return attributes((value["kvlistValue"] or {}).get("values") or [])
+    if "bytesValue" in value:
+        return value["bytesValue"]
+    return None
+
+
+def attributes(raw: Any) -> dict[str, Any]:
+    """Attributes as a dict, from the OTLP key/value list or an already-flat dict."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, list):
+        return {str(a["key"]): any_value(a.get("value")) for a in raw if isinstance(a, dict)}
+    return {}
+
+
+def _seconds(value: Any) -> float | None:
+    """Epoch seconds from nanoseconds (int or numeric string), [s, ns] or ISO text."""
+    if isinstance(value, list) and len(value) == 2:
+        return float(value[0]) + float(value[1]) / 1e9
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) / 1e9 if value > 1e12 else float(value)
+    if isinstance(value, str):
+        if value.isdigit():
+            return int(value) / 1e9
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def _id(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    return str(value)
+
+
+def _otlp_span(raw: dict[str, Any]) -> Span:
+    status = raw.get("status") or {}
+    return Span(
+        trace_id=str(raw.get("traceId") or ""),
+        span_id=str(raw.get("spanId") or ""),
+        parent_id=_id(raw.get("parentSpanId")),
+        name=str(raw.get("name") or ""),
+        start=_seconds(raw.get("startTimeUnixNano")),
+        end=_seconds(raw.get("endTimeUnixNano")),
+        attributes=attributes(raw.get("attributes")),
+        error=status.get("code") in _ERROR_CODES,
+        status_message=status.get("message"),
+    )
+
+
+def _sdk_span(raw: dict[str, Any]) -> Span:
+    """A Python (``context``/``parent``/``parent_id``) or JS (``spanContext``/``parentSpanId``)
+    SDK span dict."""
+    context = raw.get("context") or raw.get("spanContext") or {}
+    parent = raw.get("parent")
+    parent_id = (
+        (parent.get("span_id") if isinstance(parent, dict) else None)
+        or raw.get("parent_id")
+        or raw.get("parentSpanId")
+        or ((raw.get("parentSpanContext") or {}).get("spanId"))
+    )
+    status = raw.get("status") or {}
+    code = status.get("status_code", status.get("code"))
+    return Span(
+        trace_id=str(context.get("trace_id") or context.get("traceId") or ""),
+        span_id=str(context.get("span_id") or context.get("spanId") or ""),
+        parent_id=_id(parent_id),
+        name=str(raw.get("name") or ""),
+        start=_seconds(raw.get("start_time", raw.get("startTime"))),
+        end=_seconds(raw.get("end_time", raw.get("endTime"))),
+        attributes=attributes(raw.get("attributes")),
+        error=code in _ERROR_CODES or str(code).upper().endswith("ERROR"),
+        status_message=status.get("description") or status.get("message"),
+    )
+
+
+def _otlp_spans(document: dict[str, Any], source: SourceFile) -> list[Span]:
+    resource_spans = document["resourceSpans"]
+    require(source, isinstance(resource_spans, list), "expected a list", "resourceSpans")
+    spans: list[Span] = []
+    for r, resource in enumerate(resource_spans):
+        scopes = resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []
+        require(
+            source, isinstance(scopes, list), "expected a list", f"resourceSpans[{r}].scopeSpans"
+        )
+        for scope in scopes:
+            for raw in scope.get("spans") or []:
+                require(source, isinstance(raw, dict), "expected a span object", "spans")
+                require(
+                    source,
+                    bool(raw.get("spanId")) and bool(raw.get("traceId")),
+                    "span without traceId/spanId",
+                    f"resourceSpans[{r}].scopeSpans.spans",
+                )
+                spans.append(_otlp_span(raw))
+    return spans
+
+
+def _spans(document: Any, source: SourceFile) -> tuple[list[Span], Any]:
+    """The spans of a document in any accepted shape, and its final output if it gives one."""
+    if isinstance(document, dict) and "resourceSpans" in document:
+        return _otlp_spans(document, source), None
+    if isinstance(document, dict) and "spans" in document:
+        raw = document["spans"]
+        require(source, isinstance(raw, list), "expected a list of spans", "spans")
+        require(source, all(isinstance(s, dict) for s in raw), "expected span objects", "spans")
+        return [_sdk_span(s) for s in raw], document.get("final_output")
+    if isinstance(document, list):
+        require(source, all(isinstance(s, dict) for s in document), f"expected {WHAT}")
+        return [_sdk_span(s) for s in document], None
+    if isinstance(document, dict) and _is_attribute_map(document):
+        return [Span("", "span-0", None, "span", None, None, document)], None
+    raise_what = f"expected {WHAT}"
+    require(source, False, raise_what)
+    return [], None
+
+
+def _parse(rows: Collector, source: SourceFile) -> None:
+    if source.lines:
+        spans: list[Span] = []
+        for _, document in parse_lines(source, WHAT):
+            spans.extend(_spans(document, source)[0])
+        final = None
+    else:
+        spans, final = _spans(parse_document(source, WHAT), source)
+    traces: dict[str, list[Span]] = defaultdict(list)
+    for span in spans:
+        traces[span.trace_id].append(span)
+    for position, (trace_id, members) in enumerate(traces.items()):
+        rows.begin(trace_id or stable_id(source, source.path.name.split(".")[0], position))
+        facts = add_trace(rows, members)
+        task = facts["agent"] or facts["root_name"] or source.path.name.split(".")[0]
+        rows.end(
+            source,
+            task_id=str(task),
+            suite="otel",
+            started_at=facts["started_at"],
+            latency_ms=facts["latency_ms"],
+            output=final if isinstance(final, str) and len(traces) == 1 else None,
+            meta={"trace_id": trace_id or None, "model": facts["model"]},
+        )

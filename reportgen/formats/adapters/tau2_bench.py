@@ -1,0 +1,158 @@
+"""tau2-bench result files (sierra-research/tau2-bench ``data/simulations/``): one evaluation
+run with ``info`` (agent and user models, domain), ``tasks`` and ``simulations``.
+
+Each simulation is a run: its domain (or policy variant, e.g. ``airline_tighter_policy``) is
+the label, the agent model names the suite (so variants of one model pair up by task and
+trial), ``trial`` is the trial, ``reward_info.reward`` the reward. Steps as in tau-bench, with
+per-message usage, cost and timestamps; a tool message's ``error`` flag (or ``Error:`` text)
+makes its call an error. A file with zero simulations (an aborted run) loads zero runs and
+prints a notice."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from reportgen.formats.adapters.rows import (
+    Collector,
+    amount,
+    count,
+    notice,
+    parse_document,
+    require,
+    stage_each,
+)
+from reportgen.formats.adapters.tau_bench import ChatStep, emit, is_tool_error, take_pending
+from reportgen.formats.base import StageOptions
+from reportgen.formats.source import SourceFile
+
+WHAT = "tau2-bench results (an object with info, tasks and simulations)"
+_INFO_KEYS = (re.compile(rb'"agent_info"\s*:'), re.compile(rb'"environment_info"\s*:'))
+_SIM_KEYS = (re.compile(rb'"simulations"\s*:'), re.compile(rb'"termination_reason"\s*:'))
+
+
+class Tau2Bench:
+    name = "tau2-bench"
+    description = "tau2-bench results (info, tasks, simulations)"
+    maps = (
+        "a simulation -> a run (label: domain/policy variant, suite: agent model, trial: trial); "
+        "tool call -> tool step (error flag or 'Error:' -> error), text reply -> llm step"
+    )
+
+    def detect(self, source: SourceFile) -> bool:
+        head = source.head
+        return all(k.search(head) for k in _INFO_KEYS) or all(k.search(head) for k in _SIM_KEYS)
+
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
+        stage_each(con, sources, self.name, WHAT, _parse)
+
+
+def _seconds(stamp: Any) -> float | None:
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return None
+
+
+def _steps(messages: list[Any]) -> list[ChatStep]:
+    steps: list[ChatStep] = []
+    pending: dict[str, ChatStep] = {}
+    previous: float | None = None
+    for message in messages:
+        role = message.get("role")
+        stamp = message.get("timestamp")
+        now = _seconds(stamp)
+        if role == "assistant":
+            usage = message.get("usage") or {}
+            calls = message.get("tool_calls") or []
+            made = [
+                ChatStep("tool", str(call.get("name") or "(unnamed)"), input=call.get("arguments"))
+                for call in calls
+            ]
+            for call, step in zip(calls, made, strict=True):
+                pending[str(call.get("id"))] = step
+            if not made and message.get("content"):
+                made = [ChatStep("llm", "reply", output=message["content"])]
+            if made:
+                first = made[0]
+                first.tokens_in = count(usage.get("prompt_tokens"))
+                first.tokens_out = count(usage.get("completion_tokens"))
+                first.cost_usd = amount(message.get("cost"))
+                if now is not None and previous is not None and now >= previous:
+                    first.latency_ms = (now - previous) * 1000.0
+                for step in made:
+                    step.started_at = stamp if isinstance(stamp, str) else None
+                steps.extend(made)
+        elif role == "tool":
+            answered = take_pending(pending, message.get("id"))
+            if answered is not None:
+                content = message.get("content")
+                answered.output = content
+                answered.status = (
+                    "error" if is_tool_error(content, message.get("error") is True) else "ok"
+                )
+        if now is not None:
+            previous = now
+    return steps
+
+
+def _parse(rows: Collector, source: SourceFile) -> None:
+    document = parse_document(source, WHAT)
+    require(source, isinstance(document, dict), f"expected {WHAT}")
+    for key in ("info", "simulations"):
+        require(source, key in document, "required field is missing", key)
+    info = document["info"]
+    simulations = document["simulations"]
+    require(source, isinstance(info, dict), "expected an object", "info")
+    require(source, isinstance(simulations, list), "expected a list", "simulations")
+    if not simulations:
+        notice(source, "holds zero simulations (an aborted run?); no runs loaded")
+        return
+    env = info.get("environment_info") or {}
+    agent = info.get("agent_info") or {}
+    user = info.get("user_info") or {}
+    domain = str(env.get("domain_name") or "") or None
+    model = str(agent.get("llm") or "") or "unknown-model"
+    stamp = document.get("timestamp")
+    batch = stamp[:10] if isinstance(stamp, str) and len(stamp) >= 10 else None
+    for position, sim in enumerate(simulations):
+        where = f"simulations[{position}]"
+        require(source, isinstance(sim, dict), "expected an object", where)
+        for key in ("id", "task_id", "messages"):
+            require(source, key in sim, "required field is missing", f"{where}.{key}")
+        messages = sim["messages"]
+        require(source, isinstance(messages, list), "expected a list", f"{where}.messages")
+        reward_info = sim.get("reward_info") or {}
+        reward = reward_info.get("reward") if isinstance(reward_info, dict) else None
+        reward = float(reward) if isinstance(reward, (int, float)) else None
+        duration = amount(sim.get("duration"))
+        rows.begin(str(sim["id"]))
+        emit(rows, _steps(messages))
+        rows.end(
+            source,
+            task_id=str(sim["task_id"]),
+            label=domain,
+            suite=f"tau2-bench/{model}",
+            batch=batch,
+            trial=count(sim.get("trial")) or 0,
+            started_at=sim.get("start_time") if isinstance(sim.get("start_time"), str) else None,
+            reward=reward,
+            success=None if reward is None else reward >= 1,
+            cost_usd=amount(sim.get("agent_cost")),
+            latency_ms=None if duration is None else duration * 1000.0,
+            meta={
+                "benchmark": "tau2-bench",
+                "agent_llm": agent.get("llm"),
+                "user_llm": user.get("llm"),
+                "termination_reason": sim.get("termination_reason"),
+                "user_cost": sim.get("user_cost"),
+                "seed": sim.get("seed"),
+            },
+        )

@@ -1,0 +1,165 @@
+"""tau-bench result files (sierra-research/tau-bench): a JSON list of
+``{task_id, trial, reward, info, traj}``, ``traj`` being an OpenAI-format chat.
+
+Shared with tau2-bench: the agent's turns become steps. Each tool call of an assistant message
+is a ``tool`` step (its result, matched by call id, gives the output and the status: an error
+flag or ``Error:`` text is an error); an assistant message with text and no tool call is an
+``llm`` step ``reply``. User (simulated customer) and system messages are not agent steps. A
+message's tokens, cost and latency go to its first step."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from reportgen.formats.adapters.rows import (
+    Collector,
+    maybe_json,
+    parse_document,
+    require,
+    stable_id,
+    stage_each,
+)
+from reportgen.formats.base import StageOptions
+from reportgen.formats.source import SourceFile
+
+WHAT = "tau-bench result file (a list of {task_id, trial, reward, info, traj})"
+_LIST_OF_OBJECTS = re.compile(rb"^\s*\[\s*\{")
+_KEYS = (re.compile(rb'"traj"\s*:\s*\['), re.compile(rb'"task_id"\s*:'))
+_DOMAIN = re.compile(r"#\s*(\w+)\s+agent\s+policy", re.IGNORECASE)
+
+
+@dataclass
+class ChatStep:
+    """A step being built from chat messages (the result may arrive later)."""
+
+    type: str
+    action: str
+    input: Any = None
+    output: Any = None
+    status: str = "ok"
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    started_at: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def is_tool_error(content: Any, flagged: bool = False) -> bool:
+    """A tool result is an error when flagged so, or when its text starts with ``Error:``."""
+    return flagged or (isinstance(content, str) and content.lstrip().startswith("Error"))
+
+
+def take_pending(pending: dict[str, ChatStep], call_id: Any) -> ChatStep | None:
+    """The tool call a result answers: by its id, else the oldest call still unanswered."""
+    step = pending.pop(str(call_id), None)
+    if step is None and pending:
+        step = pending.pop(next(iter(pending)))
+    return step
+
+
+def emit(rows: Collector, steps: list[ChatStep]) -> None:
+    """Hand built steps to the collector, in order."""
+    for s in steps:
+        rows.step(
+            s.type,
+            s.action,
+            s.status,
+            input=s.input,
+            output=s.output,
+            tokens_in=s.tokens_in,
+            tokens_out=s.tokens_out,
+            cost_usd=s.cost_usd,
+            latency_ms=s.latency_ms,
+            started_at=s.started_at,
+        )
+
+
+class TauBench:
+    name = "tau-bench"
+    description = "tau-bench results (a list of {task_id, trial, reward, info, traj})"
+    maps = (
+        "a result -> a run (label: domain, trial: trial); an assistant tool call -> a tool step "
+        "('Error:' result -> error), a text reply -> llm step 'reply'; reward -> reward"
+    )
+
+    def detect(self, source: SourceFile) -> bool:
+        head = source.head
+        return bool(_LIST_OF_OBJECTS.match(head)) and all(k.search(head) for k in _KEYS)
+
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
+        stage_each(con, sources, self.name, WHAT, _parse)
+
+
+def _domain(traj: list[Any]) -> str | None:
+    """The domain from the system prompt's title ("# Airline Agent Policy" -> airline)."""
+    for message in traj[:2]:
+        if isinstance(message, dict) and message.get("role") == "system":
+            found = _DOMAIN.search(str(message.get("content", ""))[:200])
+            if found:
+                return found.group(1).lower()
+    return None
+
+
+def _steps(traj: list[Any]) -> list[ChatStep]:
+    steps: list[ChatStep] = []
+    pending: dict[str, ChatStep] = {}
+    for message in traj:
+        role = message.get("role")
+        if role == "assistant":
+            calls = message.get("tool_calls") or []
+            for call in calls:
+                function = call.get("function") or {}
+                step = ChatStep(
+                    "tool",
+                    str(function.get("name") or "(unnamed)"),
+                    input=maybe_json(function.get("arguments")),
+                )
+                steps.append(step)
+                pending[str(call.get("id"))] = step
+            if not calls and message.get("content"):
+                steps.append(ChatStep("llm", "reply", output=message["content"]))
+        elif role == "tool":
+            answered = take_pending(pending, message.get("tool_call_id"))
+            if answered is not None:
+                content = message.get("content")
+                answered.output = content
+                answered.status = "error" if is_tool_error(content) else "ok"
+    return steps
+
+
+def _parse(rows: Collector, source: SourceFile) -> None:
+    document = parse_document(source, WHAT)
+    require(source, isinstance(document, list), f"expected {WHAT}")
+    stem = source.path.name.split(".")[0]
+    for position, result in enumerate(document):
+        where = f"[{position}]"
+        require(source, isinstance(result, dict), "expected an object", where)
+        for key in ("task_id", "traj"):
+            require(source, key in result, "required field is missing", f"{where}.{key}")
+        traj = result["traj"]
+        require(source, isinstance(traj, list), "expected a list of messages", f"{where}.traj")
+        task_id = str(result["task_id"])
+        domain = _domain(traj)
+        model = stem[: -len(domain) - 1] if domain and stem.endswith("-" + domain) else stem
+        reward = result.get("reward")
+        reward = float(reward) if isinstance(reward, (int, float)) else None
+        info = result.get("info") if isinstance(result.get("info"), dict) else {}
+        rows.begin(stable_id(source, task_id, position))
+        emit(rows, _steps(traj))
+        rows.end(
+            source,
+            task_id=task_id,
+            label=domain or stem,
+            suite=f"tau-bench/{model}",
+            trial=int(result.get("trial") or 0),
+            reward=reward,
+            success=None if reward is None else reward >= 1,
+            meta={"benchmark": "tau-bench", "file": stem, "user_cost": info.get("user_cost")},
+        )

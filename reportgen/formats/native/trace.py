@@ -1,0 +1,60 @@
+"""Native trace v1: one run per .json file, or one run per line of a .jsonl file."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+from reportgen._sql import load_sql
+from reportgen.formats.base import StageOptions, first_record
+from reportgen.formats.diagnose import parents_precede as _parents_precede
+from reportgen.formats.duck import read_or_explain, run_checks
+from reportgen.formats.source import SourceFile
+
+_STEPS_KEY = re.compile(rb'"steps"\s*:\s*\[')
+
+
+class NativeTrace:
+    name = "trace-v1"
+    description = "reportgen trace v1 (.json: one run; .jsonl: one run per line)"
+    schema = "trace-v1"
+    maps = "a run object -> a run; steps[] -> steps (type, action, status as given; parent kept)"
+
+    def detect(self, source: SourceFile) -> bool:
+        record = first_record(source)
+        if isinstance(record, list) and record:
+            record = record[0]
+        if isinstance(record, dict):
+            return "steps" in record
+        return bool(_STEPS_KEY.search(source.head))
+
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
+        read_or_explain(
+            con,
+            "stage_trace_raw",
+            load_sql("trace_read"),
+            sources,
+            options,
+            self.schema,
+            _parents_precede,
+        )
+        self._check(con, "trace_check_runs", sources)
+        con.execute(load_sql("trace_runs"))
+        con.execute(load_sql("trace_steps"))
+        self._check(con, "trace_check_steps", sources)
+        con.execute("INSERT INTO stage_runs BY NAME SELECT * EXCLUDE (rid) FROM stage_trace_runs")
+        con.execute(
+            "INSERT INTO stage_outputs BY NAME SELECT run_id, suite, label, task_id, batch, trial,"
+            " output, source_file, content_hash FROM stage_trace_runs WHERE output IS NOT NULL"
+        )
+        for table in (
+            "stage_trace_raw",
+            "stage_trace_runs",
+        ):
+            con.execute(f"DROP TABLE {table}")
+
+    def _check(self, con: duckdb.DuckDBPyConnection, check: str, sources: list[SourceFile]) -> None:
+        run_checks(con, load_sql(check), sources, self.schema, _parents_precede)
