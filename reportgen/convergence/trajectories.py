@@ -18,6 +18,7 @@ import pyarrow as pa
 from reportgen._sql import load_sql
 from reportgen.archive.connection import define_step_hashes
 from reportgen.convergence.members import Members
+from reportgen.divergence import formulas
 from reportgen.divergence.udfs import register_udfs
 
 __all__ = ["TrajectoryConvergence", "member_table", "trajectory_convergence"]
@@ -70,8 +71,7 @@ def trajectory_convergence(
     gid = np.asarray(pairs.column("gid"), dtype=np.int64)
     total = np.asarray(pairs.column("len_i"), dtype=np.int64) + np.asarray(pairs.column("len_j"))
     lcs = np.asarray(pairs.column("lcs"), dtype=np.int64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tdi = np.where(total == 0, 0.0, 1.0 - (2.0 * lcs) / np.maximum(total, 1))
+    tdi = formulas.tdi(lcs, total)
     by_group: dict[int, list[tuple[int, int, float]]] = {}
     for g, i, j, t in zip(
         gid.tolist(),

@@ -26,7 +26,7 @@ from reportgen._gc import collector_paused
 from reportgen._sql import load_sql
 from reportgen.archive.arrow import STEP_ROWS
 from reportgen.archive.connection import define_step_hashes
-from reportgen.divergence import _kernels
+from reportgen.divergence import _kernels, formulas
 from reportgen.divergence.reference import DELTA_NOTES, Run, canonical_json, normalise_status
 from reportgen.divergence.udfs import (
     Alignments,
@@ -268,11 +268,10 @@ def _step_metrics(
     off, n_steps, n_wasted = steps.off, totals.n_steps, totals.n_wasted
     n, m = n_steps[b_run], n_steps[c_run]
     b_rec, b_unrec, c_rec, c_unrec = pair_recovery(steps.wasted, al, off[b_run], n, off[c_run], m)
-    total = (n + m).astype(np.float64)
+    tdi = formulas.tdi(al.lcs, n + m)
+    b_wei = formulas.wei(n_wasted[b_run], n)
+    c_wei = formulas.wei(n_wasted[c_run], m)
     with np.errstate(divide="ignore", invalid="ignore"):
-        tdi = np.where(total == 0, 0.0, 1.0 - (2.0 * al.lcs) / np.where(total == 0, 1.0, total))
-        b_wei = np.where(n == 0, 0.0, n_wasted[b_run] / np.where(n == 0, 1, n))
-        c_wei = np.where(m == 0, 0.0, n_wasted[c_run] / np.where(m == 0, 1, m))
         rsr = np.where(b_rec > 0, c_rec / np.where(b_rec > 0, b_rec, 1), c_rec.astype(np.float64))
     out: dict[str, Any] = {
         "trajectory_divergence_index": tdi.tolist(),

@@ -9,6 +9,8 @@ from functools import partial
 from statistics import fmean
 from typing import Any
 
+from reportgen.gating import PairMetric, pair_metrics, stagnant_loops
+from reportgen.gating.metrics import Pair
 from reportgen.site import charts, fmt, paths
 from reportgen.site.context import (
     ComparePage,
@@ -31,14 +33,11 @@ def night_anchor(batch: str) -> str:
     return f"night-{paths.slug(batch)}"
 
 
-def _metrics(m: dict[str, Any], b: dict[str, Any], c: dict[str, Any]) -> list[MetricRow]:
-    """The metric table of one pair, one row per metric, worst news marked."""
-    loops = m["loops_detected"]
-    n_loops = {
-        side: sum(1 for x in loops if x["side"] == side and x["stagnant"])
-        for side in ("baseline", "candidate")
-    }
-    rows = [
+Run = dict[str, Any]
+
+
+def _tdi_rows(m: Pair, b: Run, c: Run) -> list[MetricRow]:
+    return [
         MetricRow(
             "trajectory_divergence_index",
             "Trajectory divergence (TDI)",
@@ -55,6 +54,11 @@ def _metrics(m: dict[str, Any], b: dict[str, Any], c: dict[str, Any]) -> list[Me
             fmt.signed(c["n_steps"] - b["n_steps"], 0),
             worse=c["n_steps"] > b["n_steps"],
         ),
+    ]
+
+
+def _wei_rows(m: Pair, b: Run, c: Run) -> list[MetricRow]:
+    return [
         MetricRow(
             "candidate_wei",
             "Wasted effort (WEI)",
@@ -62,7 +66,26 @@ def _metrics(m: dict[str, Any], b: dict[str, Any], c: dict[str, Any]) -> list[Me
             fmt.ratio(m["candidate_wei"]),
             fmt.signed(m["candidate_wei"] - m["baseline_wei"]),
             worse=m["candidate_wei"] > m["baseline_wei"],
-        ),
+        )
+    ]
+
+
+def _loop_rows(m: Pair, b: Run, c: Run) -> list[MetricRow]:
+    base, cand = stagnant_loops(m, "baseline"), stagnant_loops(m, "candidate")
+    return [
+        MetricRow(
+            "loops_detected",
+            "Stagnant loops (all loops are marked below)",
+            fmt.num(base),
+            fmt.num(cand),
+            fmt.signed(cand - base, 0),
+            worse=cand > base,
+        )
+    ]
+
+
+def _rsr_rows(m: Pair, b: Run, c: Run) -> list[MetricRow]:
+    return [
         MetricRow(
             "recovery_step_ratio",
             "Recovery steps (RSR = candidate / baseline)",
@@ -79,32 +102,59 @@ def _metrics(m: dict[str, Any], b: dict[str, Any], c: dict[str, Any]) -> list[Me
             fmt.signed(m["candidate_unrecovered_steps"] - m["baseline_unrecovered_steps"], 0),
             worse=m["candidate_unrecovered_steps"] > m["baseline_unrecovered_steps"],
         ),
-        MetricRow(
-            "loops_detected",
-            "Stagnant loops (all loops are marked below)",
-            fmt.num(n_loops["baseline"]),
-            fmt.num(n_loops["candidate"]),
-            fmt.signed(n_loops["candidate"] - n_loops["baseline"], 0),
-            worse=n_loops["candidate"] > n_loops["baseline"],
-        ),
     ]
-    for key, name, field, show in (
-        ("cost", "Cost", "cost_usd", fmt.usd),
-        ("token", "Tokens", "tokens", fmt.num),
-        ("latency", "Latency", "latency_ms", fmt.ms),
-    ):
+
+
+def _delta_rows(
+    key: str, name: str, total: str, show: Callable[[float | None], str]
+) -> Callable[[Pair, Run, Run], list[MetricRow]]:
+    def rows(m: Pair, b: Run, c: Run) -> list[MetricRow]:
         delta = m[f"{key}_delta_percentage"]
-        rows.append(
+        return [
             MetricRow(
                 f"{key}_delta_percentage",
                 name,
-                show(b[field]),
-                show(c[field]),
+                show(b[total]),
+                show(c[total]),
                 fmt.pct(delta),
                 note=m.get(f"{key}_delta_note"),
                 worse=delta is not None and delta > 0,
             )
-        )
+        ]
+
+    return rows
+
+
+#: How the pair page shows the built-in metrics (by registry name), in the page's order: the
+#: values of both runs beside the change. Any other registered metric follows, one row each,
+#: from its declaration.
+PAGE_ROWS: dict[str, Callable[[Pair, Run, Run], list[MetricRow]]] = {
+    "divergence": _tdi_rows,
+    "wasted_effort": _wei_rows,
+    "recovery_ratio": _rsr_rows,
+    "loops": _loop_rows,
+    "cost_delta": _delta_rows("cost", "Cost", "cost_usd", fmt.usd),
+    "token_delta": _delta_rows("token", "Tokens", "tokens", fmt.num),
+    "latency_delta": _delta_rows("latency", "Latency", "latency_ms", fmt.ms),
+}
+
+
+def _declared_row(metric: PairMetric, m: Pair) -> MetricRow:
+    """A registered metric's row from its declaration alone: its label and its cell."""
+    value = metric.value(m)
+    worse = value is not None and (value > 0 if metric.worse_when == "higher" else value < 0)
+    return MetricRow(metric.key, metric.label, "", "", metric.text(m), worse=worse)
+
+
+def metric_rows(m: Pair, b: Run, c: Run) -> list[MetricRow]:
+    """The metric table of one pair, worst news marked: every registered metric, the built-in
+    ones as PAGE_ROWS shows them."""
+    registered = pair_metrics()
+    names = {metric.name for metric in registered}
+    rows = [row for name, make in PAGE_ROWS.items() if name in names for row in make(m, b, c)]
+    for metric in registered:
+        if metric.name not in PAGE_ROWS:
+            rows.append(_declared_row(metric, m))
     return rows
 
 
@@ -179,7 +229,7 @@ def pair_page(
             "baseline": run_view(base),
             "candidate": run_view(cand),
         },
-        metrics=_metrics(m, base, cand),
+        metrics=metric_rows(m, base, cand),
         verdicts=verdict,
         rows=rows,
         loops=loops,

@@ -9,6 +9,7 @@ from functools import partial
 from statistics import fmean
 from typing import Any
 
+from reportgen.gating import stagnant_loops
 from reportgen.site import charts, paths
 from reportgen.site.context import LazyPage, Link, RunPage, TaskPage
 from reportgen.site.data import PairInfo, SiteData
@@ -114,7 +115,7 @@ def _pair_row(pair: PairInfo) -> dict[str, Any]:
         "wei_change": m["candidate_wei"] - m["baseline_wei"],
         "rsr": m["recovery_step_ratio"],
         "candidate_loops": sum(1 for x in loops if x["side"] == "candidate"),
-        "stagnant_loops": sum(1 for x in loops if x["side"] == "candidate" and x["stagnant"]),
+        "stagnant_loops": stagnant_loops(m),
         "cost_delta": m["cost_delta_percentage"],
         "token_delta": m["token_delta_percentage"],
         "latency_delta": m["latency_delta_percentage"],

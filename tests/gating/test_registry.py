@@ -17,6 +17,7 @@ from reportgen.cli import make_app
 from reportgen.errors import UsageError
 from reportgen.gating import Gate, PairMetric, load_config, pair_metrics, registered
 from reportgen.gating.metrics import register
+from reportgen.site.pages_compare import metric_rows as pair_page_metrics
 from tests.conftest import make_run
 
 runner = CliRunner()
@@ -107,6 +108,11 @@ def test_one_declaration_reaches_every_surface(
         assert_no_regressions(compare(*traces), config=False, max_extra_steps_allowed=2)
 
         assert "--reportgen-max-extra-steps" in _pytest_flags()
+
+        pair = compare(*traces).pairs[0]
+        run = {"n_steps": 3, "cost_usd": None, "tokens": None, "latency_ms": None}
+        (row,) = [r for r in pair_page_metrics(pair, run, run) if r.key == "extra_steps"]
+        assert (row.name, row.change, row.worse) == ("extra candidate steps", "+2", True)
 
     app = make_app()  # gone again once unregistered
     assert "--max-extra-steps" not in runner.invoke(app, ["compare", "--help"]).stdout
