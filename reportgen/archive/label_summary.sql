@@ -1,7 +1,8 @@
 -- label_summary: per suite and label, how many runs, tasks, batches and steps, how many steps
--- were wasted (error, retry, abandoned), and total tokens and cost, from the run totals as
--- rg_run_resolved() resolves them (run_resolved.sql; unknown totals count 0 here).
--- Grain: one row per (suite, label).
+-- were wasted (error, retry, abandoned), and total tokens and cost (unknown totals count 0).
+-- Grain: one row per (suite, label), ordered by suite, label.
+-- Needs: macro rg_run_resolved (run_resolved.sql, executed first by
+--   reportgen.reports.summary.archive_summary), which reads archive tables runs, steps.
 SELECT
     suite,
     label,

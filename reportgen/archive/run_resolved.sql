@@ -1,8 +1,12 @@
--- run_resolved: defines the table macro rg_run_resolved(): one row per archived run (grain:
--- run_id) with its resource totals resolved as run_totals.sql says: the run's own total when
--- the trace gives one, else the sum of its steps; NULL (unknown) when neither gives it.
--- The site's run rows (site_runs.sql) and nightly series (site_nightly.sql) and the archive
--- summary (label_summary.sql) read it.
+-- run_resolved: defines the table macro rg_run_resolved(): every archived run with its resource
+-- totals resolved: the run's own total when the trace gives one, else the sum of its steps.
+-- Grain: none: defines macros (rg_run_resolved(), whose rows are one per run_id).
+-- Needs: archive tables runs, steps.
+-- Totals are resolved as run_totals.sql says; NULL (unknown) when neither the run nor a step
+-- gives one. Executed by reportgen.site.data.load_site_data for the site's run rows
+-- (site_runs.sql) and nightly series (site_nightly.sql), and by
+-- reportgen.reports.summary.archive_summary for the archive summary (label_summary.sql).
+-- Columns:
 --   n_steps, n_wasted   step counts (wasted = error, retry or abandoned)
 --   tokens              tokens_in + tokens_out (a missing side counts 0; NULL when both are)
 CREATE OR REPLACE TEMP MACRO rg_run_resolved() AS TABLE

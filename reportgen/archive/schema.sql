@@ -1,4 +1,9 @@
--- reportgen archive schema, version 1.
+-- schema: the reportgen archive schema, version 2 (SCHEMA_VERSION in
+-- reportgen/archive/connection.py; version 2 added steps.signature and steps.payload).
+-- Grain: none: creates tables archive_info, loads, files, runs, steps, iterations, outputs and
+--   suite_notes where they are missing (CREATE TABLE IF NOT EXISTS).
+-- Needs: nothing (executed by reportgen.archive.connection.connect on every writable
+--   connection; connect adds the two step hash columns to an older archive's steps table).
 -- One DuckDB file holds every run ever ingested. Tables keep real column types so metric SQL
 -- can work on them directly; free-form payloads (meta, step input/output) stay JSON.
 

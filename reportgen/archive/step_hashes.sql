@@ -1,6 +1,11 @@
--- step_hashes: the two per-step hashes the pair metrics compare, as macros for every
--- connection. Ingest stores them in steps.signature and steps.payload; metric queries use the
--- stored values and compute them only where a row lacks them.
+-- step_hashes: defines the two per-step hashes the pair metrics compare, as macros for every
+-- connection.
+-- Grain: none: defines macros rg_step_signature, rg_step_payload.
+-- Needs: nothing (built-in hash() only). Executed by
+--   reportgen.archive.connection.define_step_hashes on every connection connect() opens, and
+--   again before use by the pair metrics, insert_runs and the convergence trajectories.
+-- Ingest stores them in steps.signature and steps.payload; metric queries use the stored
+-- values and compute them only where a row lacks them.
 --   rg_step_signature  the step signature (type, action, sorted top-level input keys): steps
 --                      match in the LCS exactly when these are equal
 --   rg_step_payload    the input and output JSON texts (absent = JSON null): a matched step

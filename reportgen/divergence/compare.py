@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 
@@ -17,6 +17,7 @@ from reportgen.archive import connect
 from reportgen.archive.connection import first_row
 from reportgen.divergence.metrics import pair_metrics
 from reportgen.divergence.pairing import Pairing, Unpaired, pair_labels, pair_runs
+from reportgen.divergence.records import PairRecord
 from reportgen.errors import InputError
 from reportgen.gating import Threshold, judge
 from reportgen.gating import pair_metrics as registered_metrics
@@ -29,7 +30,7 @@ class Comparison:
     """The compared pairs (JSON-contract dicts with verdicts), what had no partner, and the
     thresholds that were applied."""
 
-    pairs: list[dict[str, Any]]
+    pairs: list[PairRecord]
     unpaired: list[Unpaired] = field(default_factory=list)
     thresholds: list[Threshold] = field(default_factory=list)
     convergence: dict[str, Any] | None = None  # the --min-convergence gate, when applied
@@ -89,7 +90,7 @@ def compare_pairing(
     for result in results if derived else []:
         for metric in derived:
             assert metric.compute is not None
-            result[metric.key] = metric.compute(result)
+            cast(dict[str, Any], result)[metric.key] = metric.compute(result)
     if with_steps:
         _attach_steps(con, results)
     for result in results:
@@ -180,7 +181,7 @@ def _parsed(texts: list[str | None]) -> list[Any]:
     return [values[t] for t in texts]
 
 
-def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[dict[str, Any]]) -> None:
+def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[PairRecord]) -> None:
     """Give every step_diffs row the steps it pairs (type, action, status, input, output and
     numbers), read in one query as columns. The step dicts, and parsed inputs and outputs of
     equal text, are shared between the rows that show them: read them, never change them."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from reportgen.divergence.records import PairRecord, StepDiff
 
 WASTED = {"error", "retry", "abandoned"}
 
@@ -13,29 +15,36 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.{digits}g}"
 
 
-def _step(pair: dict[str, Any], side: str, index: int | None) -> dict[str, Any]:
-    for row in pair["step_diffs"]:
-        if row[f"{side}_index"] == index and row.get(f"{side}_step"):
-            step: dict[str, Any] = row[f"{side}_step"]
-            return step
-    return {"action": "?", "status": "?"}
+Side = Literal["baseline", "candidate"]
 
 
-def _side_steps(pair: dict[str, Any], side: str) -> list[tuple[int, dict[str, Any]]]:
-    rows = [(r[f"{side}_index"], r.get(f"{side}_step") or {}) for r in pair["step_diffs"]]
-    return sorted((i, s) for i, s in rows if i is not None)
+def _index(row: StepDiff, side: Side) -> int | None:
+    """The step index of one side of a diff row (None: the step is absent on that side)."""
+    return row["baseline_index"] if side == "baseline" else row["candidate_index"]
 
 
-def recovery_windows(pair: dict[str, Any], side: str) -> list[dict[str, Any]]:
+def _side_step(row: StepDiff, side: Side) -> dict[str, Any]:
+    """The attached step of one side of a diff row ({} when absent or not attached)."""
+    step = row.get("baseline_step") if side == "baseline" else row.get("candidate_step")
+    return step or {}
+
+
+def _side_steps(pair: PairRecord, side: Side) -> list[tuple[int, dict[str, Any]]]:
+    rows = [(_index(r, side), _side_step(r, side)) for r in pair["step_diffs"]]
+    return sorted(((i, s) for i, s in rows if i is not None), key=lambda item: item[0])
+
+
+def recovery_windows(pair: PairRecord, side: Side) -> list[dict[str, Any]]:
     """The RSR windows of one side, for explanation: which step opened each, which ok steps
     were counted, which step closed it (re-aligned with the other run), or none."""
     rows = sorted(
-        (r[f"{side}_index"], r) for r in pair["step_diffs"] if r[f"{side}_index"] is not None
+        ((i, r) for r in pair["step_diffs"] if (i := _index(r, side)) is not None),
+        key=lambda item: item[0],
     )
     windows: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
     for index, row in rows:
-        step = row.get(f"{side}_step") or {}
+        step = _side_step(row, side)
         aligned = row["baseline_index"] is not None and row["candidate_index"] is not None
         if step.get("status") in WASTED:
             if current is None:
@@ -54,7 +63,7 @@ def recovery_windows(pair: dict[str, Any], side: str) -> list[dict[str, Any]]:
     return windows
 
 
-def first_divergence(pair: dict[str, Any]) -> dict[str, Any] | None:
+def first_divergence(pair: PairRecord) -> dict[str, Any] | None:
     """The first diff row that is not a plain match, with its position in the aligned list."""
     for position, row in enumerate(pair["step_diffs"]):
         if row["status"] != "matched":
@@ -62,7 +71,7 @@ def first_divergence(pair: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def explain(pair: dict[str, Any]) -> str:
+def explain(pair: PairRecord) -> str:
     """Every number of one pair in words, with what is needed to check it by hand."""
     lines = [f"== {pair['pair_id']}  ({pair['baseline_run_id']} -> {pair['candidate_run_id']})"]
     base, cand = _side_steps(pair, "baseline"), _side_steps(pair, "candidate")
@@ -114,7 +123,8 @@ def explain(pair: dict[str, Any]) -> str:
             f"Loop ({loop['side']}): [{', '.join(loop['steps'])}] x {loop['iterations']} from step"
             f" #{loop['start_index']} ({kind})."
         )
-    for side in ("baseline", "candidate"):
+    sides: tuple[Side, Side] = ("baseline", "candidate")
+    for side in sides:
         for window in recovery_windows(pair, side):
             counted = ", ".join(f"#{i}" for i in window["counted"]) or "none"
             end = (
@@ -136,17 +146,17 @@ def explain(pair: dict[str, Any]) -> str:
         f"Recovery step ratio {pair['recovery_step_ratio']:.4f} = {rule}; unrecovered steps: "
         f"baseline {pair['baseline_unrecovered_steps']}, candidate {pair['candidate_unrecovered_steps']}."
     )
-    bt, ct = pair.get("baseline_totals") or {}, pair.get("candidate_totals") or {}
-    for key, total, unit in (
-        ("cost", "cost_usd", "USD"),
-        ("token", "tokens", "tokens"),
-        ("latency", "latency_ms", "ms"),
-    ):
-        value = pair[f"{key}_delta_percentage"]
-        change = pair.get(f"{key}_delta_note") if value is None else f"{value:+.2f}%"
-        lines.append(
-            f"{key.title()} {_fmt(bt.get(total))} -> {_fmt(ct.get(total))} {unit}: {change}."
-        )
+    bt, ct = pair["baseline_totals"], pair["candidate_totals"]
+    for key, before, after, value, note, unit in (
+        ("cost", bt["cost_usd"], ct["cost_usd"], pair["cost_delta_percentage"],
+         pair.get("cost_delta_note"), "USD"),
+        ("token", bt["tokens"], ct["tokens"], pair["token_delta_percentage"],
+         pair.get("token_delta_note"), "tokens"),
+        ("latency", bt["latency_ms"], ct["latency_ms"], pair["latency_delta_percentage"],
+         pair.get("latency_delta_note"), "ms"),
+    ):  # fmt: skip
+        change = note if value is None else f"{value:+.2f}%"
+        lines.append(f"{key.title()} {_fmt(before)} -> {_fmt(after)} {unit}: {change}.")
     culprit = likely_culprit(pair)
     if culprit:
         lines.append(f"Likely culprit: {culprit}.")
@@ -158,7 +168,7 @@ def explain(pair: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def likely_culprit(pair: dict[str, Any]) -> str | None:
+def likely_culprit(pair: PairRecord) -> str | None:
     """The candidate step most likely to have sent the run off course: the first wasted
     candidate step at or after the first divergence, else the first divergent step itself."""
     first = first_divergence(pair)
@@ -180,7 +190,7 @@ def likely_culprit(pair: dict[str, Any]) -> str | None:
 _MARK = {"matched": " ", "added": "+", "removed": "-", "modified": "~"}
 
 
-def tree(pair: dict[str, Any], context: int = 1) -> str:
+def tree(pair: PairRecord, context: int = 1) -> str:
     """The aligned step list: runs of matched steps collapsed, added ``+``, removed ``-``,
     modified ``~``, with ``context`` matched steps kept around each change."""
     rows = pair["step_diffs"]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import duckdb
 import numpy as np
@@ -27,6 +27,7 @@ from reportgen._sql import load_sql
 from reportgen.archive.arrow import STEP_ROWS
 from reportgen.archive.connection import define_step_hashes
 from reportgen.divergence import _kernels, formulas
+from reportgen.divergence.records import PairRecord, RunTotals
 from reportgen.divergence.reference import DELTA_NOTES, Run, canonical_json, normalise_status
 from reportgen.divergence.udfs import (
     Alignments,
@@ -338,7 +339,7 @@ def _run_loops(steps: _Steps, found: Loops) -> tuple[list[_LoopRow], list[int]]:
     return rows, off.tolist()
 
 
-def _run_totals_dicts(totals: _Totals) -> list[dict[str, Any]]:
+def _run_totals_dicts(totals: _Totals) -> list[RunTotals]:
     """The *_totals object of every run."""
 
     def opt(vals: npt.NDArray[Any], known: BoolArray) -> list[Any]:
@@ -363,9 +364,9 @@ def _assemble(
     c_run: list[int],
     metrics: dict[str, Any],
     loops: tuple[list[_LoopRow], list[int]],
-    run_totals: list[dict[str, Any]],
+    run_totals: list[RunTotals],
     diffs: list[list[dict[str, Any]]],
-) -> list[dict[str, Any]]:
+) -> list[PairRecord]:
     """The JSON-contract dict of every pair (same keys, order and values as compare_pair)."""
     loop_rows, loop_off = loops
     scalar_keys = (
@@ -380,7 +381,7 @@ def _assemble(
     )
     scalars = [metrics[k] for k in scalar_keys]
     deltas = [(key, what, *metrics[f"{key}_delta"]) for key, what in _DELTAS]
-    out: list[dict[str, Any]] = []
+    out: list[PairRecord] = []
     for p, (pid, task, b_id, c_id) in enumerate(
         zip(
             columns["pair_id"],
@@ -420,7 +421,7 @@ def _assemble(
         row["step_diffs"] = diffs[p]
         row["baseline_totals"] = dict(run_totals[br])
         row["candidate_totals"] = dict(run_totals[cr])
-        out.append(row)
+        out.append(cast(PairRecord, row))
     return out
 
 
@@ -474,7 +475,7 @@ def _read(con: duckdb.DuckDBPyConnection, columns: dict[str, list[Any]]) -> _Chu
     return _Chunk(columns, b_run, c_run, runs, steps, facts, pos)
 
 
-def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[dict[str, Any]]:
+def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[PairRecord]:
     """Every metric of every pair of the chunk. The alignment (compiled, it releases the GIL)
     runs on ``pool`` while this thread resolves the totals and scans for loops."""
     steps = chunk.steps
@@ -502,7 +503,7 @@ def pair_metrics(
     pairs: Sequence[PairLike],
     *,
     progress: Callable[[str, int, int], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[PairRecord]:
     """Every divergence metric of every pair, in the order given, as JSON-contract dicts.
 
     ``pairs`` are :class:`Pair` or ``(pair_id, task_id, baseline_run_id, candidate_run_id)``
@@ -517,7 +518,7 @@ def pair_metrics(
         return []
     bounds = [*range(0, total, CHUNK_PAIRS), total]
     chunks = [{k: v[a:z] for k, v in columns.items()} for a, z in pairwise(bounds)]
-    out: list[dict[str, Any]] = []
+    out: list[PairRecord] = []
     reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-read")
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-metrics")
     try:

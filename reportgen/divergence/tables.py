@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
 
 from reportgen.divergence.compare import Comparison
+from reportgen.divergence.records import PairRecord
 from reportgen.gating import pair_metrics
 
 #: Pair rows shown at most: at a terminal, and in Markdown (GitHub caps a PR comment at
@@ -21,7 +20,7 @@ def columns() -> tuple[str, ...]:
     return ("pair", *(m.column for m in pair_metrics()), "verdict")
 
 
-def row(pair: dict[str, Any]) -> tuple[str, ...]:
+def row(pair: PairRecord) -> tuple[str, ...]:
     """The table cells of one pair."""
     return (
         pair["pair_id"],
@@ -30,7 +29,7 @@ def row(pair: dict[str, Any]) -> tuple[str, ...]:
     )
 
 
-def _ordered(comparison: Comparison) -> list[dict[str, Any]]:
+def _ordered(comparison: Comparison) -> list[PairRecord]:
     """Failed pairs first, then by divergence, so regressions lead."""
     return sorted(
         comparison.pairs,
@@ -38,7 +37,7 @@ def _ordered(comparison: Comparison) -> list[dict[str, Any]]:
     )
 
 
-def _shown(comparison: Comparison, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+def _shown(comparison: Comparison, limit: int) -> tuple[list[PairRecord], str | None]:
     """The pairs a table shows (at most ``limit``, regressions first) and, when some are left
     out, the line that says so."""
     ordered = _ordered(comparison)

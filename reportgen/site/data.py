@@ -12,6 +12,7 @@ import duckdb
 from reportgen._sql import load_sql
 from reportgen.divergence.metrics import pair_metrics
 from reportgen.divergence.pairing import Unpaired, pair_labels
+from reportgen.divergence.records import PairRecord
 from reportgen.site import paths
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
@@ -29,7 +30,7 @@ class PairInfo:
     baseline_run_id: str
     candidate_run_id: str
     path: str
-    metrics: dict[str, Any]
+    metrics: PairRecord
 
 
 @dataclass

@@ -9,6 +9,7 @@ from functools import partial
 from statistics import fmean
 from typing import Any
 
+from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.gating import PairMetric, pair_metrics, stagnant_loops
 from reportgen.gating.metrics import Pair
 from reportgen.site import charts, fmt, paths
@@ -25,7 +26,7 @@ from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
 
-Verdicts = Callable[[dict[str, Any]], dict[str, bool] | None]
+Verdicts = Callable[[PairRecord], dict[str, bool] | None]
 
 
 def night_anchor(batch: str) -> str:
@@ -173,15 +174,13 @@ def _deltas(b: StepView | None, c: StepView | None) -> dict[str, str]:
     return out
 
 
-def _side_views(
-    data: SiteData, pair: PairInfo, side: str, diffs: list[dict[str, Any]]
-) -> list[StepView]:
+def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]) -> list[StepView]:
     """One side's step views, with recovery windows from the alignment and its loops."""
     run_id = pair.baseline_run_id if side == "baseline" else pair.candidate_run_id
     steps = data.steps.get(run_id, [])
     aligned = [False] * len(steps)
     for d in diffs:
-        i = d[f"{side}_index"]
+        i = d["baseline_index"] if side == "baseline" else d["candidate_index"]
         if i is not None and d["status"] in ("matched", "modified"):
             aligned[i] = True
     loops = [

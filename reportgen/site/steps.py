@@ -5,7 +5,7 @@ the RSR walk (a wasted step opens a window, ok steps count until an aligned one 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -63,7 +63,7 @@ def run_loops(steps: Sequence[dict[str, Any]], side: str = "run") -> list[LoopVi
     return [loop_view(i, side, loop.as_dict()) for i, loop in enumerate(found, start=1)]
 
 
-def loop_view(number: int, side: str, loop: dict[str, Any]) -> LoopView:
+def loop_view(number: int, side: str, loop: Mapping[str, Any]) -> LoopView:
     """A loop dict of the JSON contract as a view, named L1, L2, ..."""
     return LoopView(
         name=f"L{number}",

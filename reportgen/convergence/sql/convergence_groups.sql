@@ -1,6 +1,10 @@
--- Convergence of each group's outputs, for every group at once: the numbers that
--- reportgen.convergence.score_runs (= agent-convergence-scorer 0.3.0) gives for the group.
--- Grain: one row per group = (suite, label, task_id, batch) with at least 2 non-NULL outputs.
+-- convergence_groups: convergence of each group's outputs, for every group at once: the
+-- numbers that reportgen.convergence.score_runs (= agent-convergence-scorer 0.3.0) gives.
+-- Grain: one row per group = (suite, label, task_id, batch) with at least 2 non-NULL outputs,
+--   ordered by suite, label, task_id, batch.
+-- Needs: archive table outputs; nothing else (plain SQL: no macro, UDF or parameter). Run by
+--   reportgen.convergence.archive.group_convergence_sql; the tests check that it agrees with
+--   the vectorised group_convergence.
 -- Runs are ordered by trial, then run_id (then output, to break exact ties); run 0 is the first.
 --
 -- Exactness, so the floats equal Python's bit for bit:
@@ -13,7 +17,7 @@
 -- * round(x, 3) is Python's: half-to-even on the exact binary value of x, decided in HUGEINT
 --   arithmetic on x * 2^64 (exact for x >= 2^-12; smaller values round to 0 anyway).
 -- * The two character classes (cased, case-ignorable) are CPython 3.11's (Unicode 14.0);
---   tests/metrics/test_convergence_sql.py rebuilds them from the running Python and compares.
+--   tests/convergence/test_archive_sql.py rebuilds them from the running Python and compares.
 -- Method: Jaccard counts come from one bitmask of runs per (group, token) (groups of up to 62
 -- runs; larger groups join token sets pairwise); the shared prefix of a group is the one of
 -- its lexicographically smallest and largest token strings.

@@ -1,6 +1,8 @@
 -- convergence_members: the outputs that convergence groups are made of.
--- Grain: one row per non-NULL output in `outputs`, optionally filtered by suite, label and
--- batch ($suite, $label, $batch; NULL = any).
+-- Grain: one row per non-NULL output in outputs, optionally filtered by suite, label and
+--   batch ($suite, $label, $batch; NULL = any).
+-- Needs: archive table outputs; parameters $suite, $label, $batch (passed by
+--   reportgen.convergence.members.read_members).
 -- No ORDER BY: the caller orders rows by (suite, label, task_id, batch, trial, run_id,
 -- output) in Arrow, after checking whether they already are (rows loaded night by night
 -- usually come out that way, and the check costs far less than a sort of the output texts).

@@ -1,7 +1,11 @@
 -- convergence_paths: the step path of every member run of a convergence group.
--- Reads rg_convergence_members (gid, i, run_id), registered by the caller.
--- Grain: one row per member (gid, i) whose run_id is in `runs`; members without a trace
--- (outputs loaded on their own) get no row, as their path is unknown.
+-- Grain: one row per member (gid, i) whose run_id is in runs, ordered by gid, i; members
+--   without a trace (outputs loaded on their own) get no row, as their path is unknown.
+-- Needs: archive tables runs, steps; Arrow view rg_convergence_members (gid, i, run_id)
+--   (registered by reportgen.convergence.trajectories.trajectory_convergence); macro
+--   rg_step_signature (step_hashes.sql, defined there first by define_step_hashes; used only
+--   for steps without a stored signature).
+-- Columns:
 --   sigs     the run's step signatures in step order, as dense integer ids: equal ids <=>
 --            equal stored signature hashes (type, action, sorted top-level input keys; see
 --            reportgen/archive/step_hashes.sql), the step match rule of TDI in pair_metrics.

@@ -1,6 +1,8 @@
 -- convergence_trajectory_pairs: LCS of the step paths of every pair of runs in a group.
--- Reads rg_convergence_paths (gid, i, sigs), registered by the caller; needs the rg_* UDFs.
--- Grain: one row per (gid, i, j) with i < j and both runs' paths known.
+-- Grain: one row per (gid, i, j) with i < j and both runs' paths known, ordered by gid, i, j.
+-- Needs: Arrow view rg_convergence_paths (gid, i, sigs) (registered by
+--   reportgen.convergence.trajectories._pairs, from the rows of convergence_paths.sql); UDF
+--   rg_lcs_length (reportgen/divergence/udfs.py, registered there first by register_udfs).
 -- TDI = 1 - 2 * lcs / (len_i + len_j) (0.0 for two empty paths) is taken by the caller.
 SELECT
     a.gid,

@@ -1,7 +1,11 @@
--- Pair the runs of two sides (temp table pair_sides(run_id, side) with side 'baseline' or
--- 'candidate') by suite, task and trial, and by batch when $same_batch: each night compared
--- with itself. Several runs of one side for one key pair up in run_id order.
--- Grain: one row per run of either side, with its partner's run_id, NULL when unpaired.
+-- pairs_by_side: pair the baseline and candidate runs by suite, task and trial, and by batch
+-- when $same_batch (each night compared with itself).
+-- Grain: one row per pair (baseline_run_id, candidate_run_id), or per unpaired run of either
+--   side (its partner's run_id NULL); ordered by suite, task_id, batch, trial, run ids.
+-- Needs: archive table runs; Arrow view pair_sides(run_id, side), side 'baseline' or
+--   'candidate' (registered by reportgen.divergence.pairing._pair_by_key); parameter
+--   $same_batch.
+-- Several runs of one side for one key pair up in run_id order.
 WITH sides AS (
     SELECT r.run_id, r.suite, r.task_id, r.batch, r.trial, s.side,
            row_number() OVER (PARTITION BY s.side, r.suite, r.task_id, r.trial,

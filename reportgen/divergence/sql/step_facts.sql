@@ -1,5 +1,13 @@
--- step_facts: every step of every run in `pair_runs`, with what the pair metrics read (grain:
--- run_id, idx), in no particular order (pair_metrics places each row by rn and idx).
+-- step_facts: every step of every run in pair_runs, with what the pair metrics read.
+-- Grain: one row per step (run_id, idx; given as rn, idx), in no particular order
+--   (pair_metrics places each row by rn and idx).
+-- Needs: archive table steps; temp table pair_runs (pair_runs.sql, made by
+--   reportgen.divergence.metrics._read); macros rg_step_signature, rg_step_payload
+--   (step_hashes.sql, defined there first by define_step_hashes); parameter $computed (the
+--   answer of step_hashes_missing.sql, passed by reportgen.divergence.metrics._facts).
+-- Both hashes are stored at ingest. With $computed (some step of the archive lacks them: rows
+-- written by other means) they are computed here instead, for every step.
+-- Columns:
 --   status_code   0 ok/success, 1 error, 2 retry, 3 abandoned, 4 any other status (spelled
 --                 out by step_statuses.sql when one occurs)
 --   signature     rg_step_signature (reportgen/archive/step_hashes.sql): steps match in the
@@ -8,8 +16,6 @@
 --                 stagnant when their payloads differ
 --   action        labels diff rows and loop steps
 --   tokens_*, cost_usd, latency_ms   summed into run totals where the run gives none
--- Both hashes are stored at ingest. With $computed (some step of the archive lacks them: rows
--- written by other means) they are computed here instead, for every step.
 SELECT
     pr.rn,
     s.idx,

@@ -1,5 +1,8 @@
--- steps_for_runs: the steps of the given runs ($run_ids), for diff views and explanations.
--- Grain: one row per step, ordered by run and step. input/output are JSON text.
+-- steps_for_runs: the steps of the given runs ($run_ids), for diff views and explanations;
+-- input/output are JSON text.
+-- Grain: one row per step (run_id, idx), ordered by run and step.
+-- Needs: archive table steps; parameter $run_ids (a list of run ids, passed by
+--   reportgen.divergence.compare._attach_steps).
 SELECT
     run_id,
     idx,

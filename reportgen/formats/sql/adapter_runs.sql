@@ -1,6 +1,9 @@
--- adapter_runs: move the runs an adapter collected (Arrow view rg_adapter_runs, see
--- reportgen/formats/adapters/rows.py) into stage_runs; timestamps and meta typed, batch defaulted to the
--- UTC date of started_at, else "undated".
+-- adapter_runs: move the runs an adapter collected into stage_runs; timestamps and meta typed,
+-- batch defaulted to the UTC date of started_at, else "undated".
+-- Grain: none: inserts into stage_runs (one row per row of rg_adapter_runs).
+-- Needs: Arrow view rg_adapter_runs (registered by Collector.flush in
+--   reportgen/formats/adapters/rows.py); temp table stage_runs (made by
+--   reportgen.ingest.loader._load).
 INSERT INTO stage_runs BY NAME
 SELECT * EXCLUDE (started_at, meta, batch),
        TRY_CAST(started_at AS TIMESTAMPTZ) AS started_at,

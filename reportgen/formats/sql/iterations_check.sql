@@ -1,4 +1,10 @@
--- Problems with staged iteration records: one row per (file, field) that breaks a rule.
+-- iterations_check: problems with staged iteration records, each field that breaks a rule.
+-- Grain: one row per (record, field) that breaks a rule (columns source_file, field,
+--   problem), ordered by source_file, field.
+-- Needs: temp table stage_iter_raw (iterations_read.sql rows, made by
+--   reportgen.formats.duck.read_or_explain for NativeIterations.stage); macros rg_absent,
+--   rg_bad_text, rg_bad_count, rg_bad_int, rg_bad_any_text, rg_bad_amount, rg_bad_text_list,
+--   rg_bad_bool (macros.sql, executed by reportgen.ingest.loader._load).
 SELECT source_file, field, problem FROM (
     SELECT source_file, 'run' AS field, 'required, a non-empty string' AS problem
         FROM stage_iter_raw WHERE rg_absent(run) OR rg_bad_text(run)

@@ -1,4 +1,9 @@
--- Raw iteration records (one row per attempt), every field still JSON so types can be checked.
+-- iterations_read: the raw iteration records of the files $files, every field still JSON so
+-- types can be checked.
+-- Grain: one row per attempt (record), with rid = its row number + $offset.
+-- Needs: no table; parameters $files, $format, $max_object_size, $offset (passed by
+--   reportgen.formats.duck.read_or_explain, which stores the rows as temp table
+--   stage_iter_raw for NativeIterations.stage).
 SELECT row_number() OVER () + $offset AS rid, *
 FROM read_json(
     $files,

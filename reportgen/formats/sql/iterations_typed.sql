@@ -1,7 +1,13 @@
--- Typed iteration records (one row per attempt) from the checked raw stage. `rid` (the raw
--- row id) lets raw `output` be normalised into `failing` afterwards (iterations_normalise.sql);
--- until then `normaliser` is the record's own (a recorder names the normaliser it ran), else
--- 'given' when the record lists `failing`, else NULL.
+-- iterations_typed: creates the temp table stage_iter_typed: the typed iteration records from
+-- the checked raw stage.
+-- Grain: none: creates temp table stage_iter_typed (one row per attempt).
+-- Needs: temp tables stage_iter_raw (iterations_read.sql rows, made by
+--   reportgen.formats.duck.read_or_explain), stage_files (made by
+--   reportgen.ingest.loader._stage_files); macros rg_text, rg_text_list, rg_absent
+--   (macros.sql).
+-- `rid` (the raw row id) lets raw `output` be normalised into `failing` afterwards
+-- (iterations_normalise.sql); until then `normaliser` is the record's own (a recorder names
+-- the normaliser it ran), else 'given' when the record lists `failing`, else NULL.
 CREATE OR REPLACE TEMP TABLE stage_iter_typed AS
 SELECT
     r.rid,

@@ -1,6 +1,13 @@
--- Validation macros shared by the native formats. Each takes a JSON value as read_json gives it
--- (SQL NULL when the key is absent) and is true when the value breaks the rule, so checks read
--- as "WHERE rg_bad_count(tokens_in)". JSON null counts as absent for optional fields.
+-- macros: the validation macros shared by the native formats, and the typed readers used only
+-- after the checks passed.
+-- Grain: none: defines macros rg_absent, rg_bad_text, rg_bad_any_text, rg_bad_count,
+--   rg_bad_int, rg_bad_number, rg_bad_amount, rg_bad_time, rg_bad_bool, rg_bad_object,
+--   rg_bad_text_list, rg_text, rg_time, rg_text_list, rg_keys.
+-- Needs: nothing (built-in JSON functions only). Executed by reportgen.ingest.loader._load at
+--   the start of every load.
+-- Each validation macro takes a JSON value as read_json gives it (SQL NULL when the key is
+-- absent) and is true when the value breaks the rule, so checks read as
+-- "WHERE rg_bad_count(tokens_in)". JSON null counts as absent for optional fields.
 CREATE OR REPLACE TEMP MACRO rg_absent(j) AS (j IS NULL OR json_type(j) = 'NULL');
 CREATE OR REPLACE TEMP MACRO rg_bad_text(j) AS
     (NOT rg_absent(j) AND (json_type(j) <> 'VARCHAR' OR (j ->> '$') = ''));

@@ -1,4 +1,9 @@
--- Problems with staged outputs documents: one row per (file, field) that breaks a rule.
+-- outputs_check: problems with staged outputs documents, each field that breaks a rule.
+-- Grain: one row per (document, field) that breaks a rule (columns source_file, field,
+--   problem), ordered by source_file, field.
+-- Needs: temp table stage_outputs_raw (outputs_read.sql rows, made by
+--   reportgen.formats.duck.read_or_explain for NativeOutputs.stage); macros rg_bad_text_list,
+--   rg_absent, rg_bad_text, rg_bad_any_text, rg_bad_count, rg_bad_int (macros.sql).
 WITH docs AS (
     SELECT source_file, doc, json_type(doc) AS kind,
            CASE WHEN json_type(doc) = 'ARRAY' THEN doc ELSE doc -> 'runs' END AS runs

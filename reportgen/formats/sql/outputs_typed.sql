@@ -1,5 +1,10 @@
--- Typed outputs (one row per output): a scorer-style list becomes trials 0..N-1 of one task
--- (task_id defaults to the file name without extensions); a record is one output.
+-- outputs_typed: creates the temp table stage_outputs_typed: a scorer-style list becomes
+-- trials 0..N-1 of one task, a record is one output.
+-- Grain: none: creates temp table stage_outputs_typed (one row per output).
+-- Needs: temp tables stage_outputs_raw (outputs_read.sql rows, made by
+--   reportgen.formats.duck.read_or_explain), stage_files (made by
+--   reportgen.ingest.loader._stage_files); macro rg_text (macros.sql).
+-- A list's task_id defaults to the file name without extensions (stage_files.default_task).
 CREATE OR REPLACE TEMP TABLE stage_outputs_typed AS
 WITH docs AS (
     SELECT r.rid, r.doc, f.display_path, f.content_hash, f.default_label, f.default_task,

@@ -1,4 +1,10 @@
--- Problems with run-level fields of staged traces: one row per (file, field) that breaks a rule.
+-- trace_check_runs: problems with run-level fields of staged traces.
+-- Grain: one row per (run, field) that breaks a rule (columns source_file, field, problem),
+--   ordered by source_file, field.
+-- Needs: temp table stage_trace_raw (trace_read.sql rows, made by
+--   reportgen.formats.duck.read_or_explain for NativeTrace.stage); macros rg_absent,
+--   rg_bad_text, rg_bad_count, rg_bad_int, rg_bad_time, rg_bad_object, rg_bad_any_text,
+--   rg_bad_bool, rg_bad_number, rg_bad_amount (macros.sql).
 SELECT source_file, field, problem FROM (
     SELECT source_file, 'task_id' AS field, 'required, a non-empty string' AS problem
         FROM stage_trace_raw WHERE rg_absent(task_id) OR rg_bad_text(task_id)

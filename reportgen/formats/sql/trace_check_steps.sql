@@ -1,5 +1,8 @@
--- Problems with step fields of staged traces: one row per (file, field) that breaks a rule,
--- read off the `problem` column trace_steps.sql filled in.
+-- trace_check_steps: problems with step fields of staged traces, read off the `problem`
+-- column trace_steps.sql filled in.
+-- Grain: one row per (source_file, field) that breaks a rule, ordered by source_file, field.
+-- Needs: temp tables stage_steps (its problem column added by reportgen.ingest.loader._load,
+--   filled by trace_steps.sql) and stage_trace_runs (trace_runs.sql).
 SELECT DISTINCT r.source_file, 'steps[].' || s.problem AS field,
     CASE s.problem
         WHEN 'status' THEN 'required, one of ok, success, error, retry, abandoned'

@@ -1,5 +1,9 @@
--- Stage the raw runs of native trace files (one row per run), every field still JSON so that
--- types can be checked exactly (read_json would turn "12" into 12 and 1.5 into 2).
+-- trace_read: the raw runs of native trace files $files, every field still JSON so that types
+-- can be checked exactly (read_json would turn "12" into 12 and 1.5 into 2).
+-- Grain: one row per run, with rid = its row number + $offset.
+-- Needs: no table; parameters $files, $format, $max_object_size, $offset (passed by
+--   reportgen.formats.duck.read_or_explain, which stores the rows as temp table
+--   stage_trace_raw for NativeTrace.stage).
 SELECT row_number() OVER () + $offset AS rid, *
 FROM read_json(
     $files,

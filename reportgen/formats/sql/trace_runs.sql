@@ -1,6 +1,12 @@
--- Typed runs from staged traces (one row per run), defaults applied: label = the file's folder
--- name, suite = 'default', batch = UTC date of started_at, trial = 0, run_id = task id plus a
--- hash of the file name and the run's content.
+-- trace_runs: creates the temp table stage_trace_runs: typed runs from staged traces, with
+-- defaults applied.
+-- Grain: none: creates temp table stage_trace_runs (one row per run).
+-- Needs: temp tables stage_trace_raw (trace_read.sql rows, made by
+--   reportgen.formats.duck.read_or_explain), stage_files (made by
+--   reportgen.ingest.loader._stage_files); macros rg_text, rg_time, rg_absent (macros.sql).
+-- Defaults: label = the file's folder name, suite = 'default', batch = UTC date of started_at
+-- (else 'undated'), trial = 0, run_id = task id plus a hash of the file name and the run's
+-- content.
 CREATE OR REPLACE TEMP TABLE stage_trace_runs AS
 SELECT
     r.rid,

@@ -1,7 +1,13 @@
--- Typed steps from staged traces (one row per step, in trajectory order), checked and typed in
--- one pass straight into the generic stage table: `problem` names the first field a step breaks
--- (NULL when it breaks none), and trace_check_steps.sql reports those. Bad values are read with
--- TRY_CAST so that a bad step is reported, never a cast error.
+-- trace_steps: typed steps from staged traces, checked and typed in one pass straight into
+-- the generic stage table stage_steps.
+-- Grain: none: inserts into stage_steps (one row per step, in trajectory order).
+-- Needs: temp tables stage_trace_raw (trace_read.sql rows), stage_trace_runs (trace_runs.sql)
+--   and stage_steps (made, with its extra problem column, by reportgen.ingest.loader._load);
+--   macros rg_absent, rg_keys, rg_bad_text, rg_bad_count, rg_bad_amount, rg_bad_time
+--   (macros.sql).
+-- `problem` names the first field a step breaks (NULL when it breaks none), and
+-- trace_check_steps.sql reports those. Bad values are read with TRY_CAST so that a bad step
+-- is reported, never a cast error.
 INSERT INTO stage_steps BY NAME
 WITH raw AS (
     SELECT rid, unnest(steps, recursive := true), generate_subscripts(steps, 1) - 1 AS idx

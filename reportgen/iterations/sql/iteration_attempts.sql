@@ -1,5 +1,9 @@
--- iteration_attempts: every attempt with its derived signals (grain: run_id, iter).
--- Reads the archive table `iterations`; $run_ids is a VARCHAR[] of runs, or NULL for all.
+-- iteration_attempts: every attempt of a coding-loop run, with its derived signals.
+-- Grain: one row per attempt (run_id, iter), ordered by run_id, iter.
+-- Needs: archive table iterations; UDFs rg_patch_ratio, rg_patch_lines
+--   (reportgen/iterations/udfs.py, registered by reportgen.iterations.analysis.prepare, which
+--   stores these rows as temp table iteration_attempts); parameter $run_ids (a VARCHAR[] of
+--   runs, or NULL for all).
 -- Attempts of a step are ordered by (attempt, iter); step_seq numbers them from 1.
 --   failing          the failure ids as a sorted set; NULL when unknown (no failing, no output)
 --   prev_failing     the previous attempt's set; [] before the first attempt of a step

@@ -1,5 +1,8 @@
--- iteration_runs: progress or only activity, per coding-loop run (grain: run_id).
--- Reads the temp tables iteration_attempts and iteration_steps.
+-- iteration_runs: progress or only activity, per coding-loop run.
+-- Grain: one row per run_id, ordered by run_id.
+-- Needs: temp tables iteration_attempts (iteration_attempts.sql) and iteration_steps
+--   (iteration_steps.sql), both made by reportgen.iterations.analysis.prepare.
+-- Columns:
 --   certified_steps             steps with a certified attempt
 --   tokens, usd                 everything the run spent (tokens = in + out)
 --   *_per_certified_step        tokens (usd) / certified_steps; NULL, with per_certified_reason,

@@ -1,7 +1,10 @@
--- iteration_steps: each backlog step of a run, with its thrash evidence (grain: run_id, step).
--- Reads the temp table iteration_attempts (iteration_attempts.sql). Parameters: $min_stalled
--- (k: stalled attempts that make a thrash signal) and $low_patch_distance (a mean patch
--- distance under it means attempts rewrite rather than refine).
+-- iteration_steps: each backlog step of a run, with its thrash evidence.
+-- Grain: one row per (run_id, step), ordered by run_id, first_iter, step.
+-- Needs: temp table iteration_attempts (iteration_attempts.sql); UDF rg_check_kind
+--   (reportgen/iterations/udfs.py); parameters $min_stalled (k: stalled attempts that make a
+--   thrash signal) and $low_patch_distance (a mean patch distance under it means attempts
+--   rewrite rather than refine). reportgen.iterations.analysis.prepare makes the table,
+--   registers the UDF and stores these rows as temp table iteration_steps.
 --
 -- An attempt *moves* when it is the step's first, is certified, has an unknown failing set, or
 -- fails fewer checks than every earlier attempt of the step; otherwise it is *stalled* (the

@@ -1,5 +1,8 @@
--- site_nightly: one row per (suite, label, batch): the nightly series the history page plots
--- and scans for change points. Per-run figures are means over the batch's runs (trials too).
+-- site_nightly: the nightly series the history page plots and scans for change points.
+-- Grain: one row per (suite, label, batch), ordered by suite, label, batch.
+-- Needs: macro rg_run_resolved (run_resolved.sql, executed first by
+--   reportgen.site.data.load_site_data), which reads archive tables runs, steps.
+-- Per-run figures are means over the batch's runs (trials too).
 --   wei          wasted steps / steps over the whole batch (0 when there are no steps)
 --   cost_usd, tokens, latency_ms   mean per run of the resolved run totals (rg_run_resolved(),
 --                run_resolved.sql); NULL when no run knows the number

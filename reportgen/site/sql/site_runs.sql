@@ -1,7 +1,11 @@
--- site_runs: one row per archived run (grain: run_id), for the site's run, task and index pages.
--- Totals as rg_run_resolved() gives them (run_resolved.sql); wei = n_wasted / n_steps.
+-- site_runs: every archived run, for the site's run, task and index pages; totals as
+-- rg_run_resolved() gives them, wei = n_wasted / n_steps (0.0 without steps).
+-- Grain: one row per run_id, ordered by suite, task_id, batch, label, trial, run_id so pages
+--   list runs stably.
+-- Needs: macro rg_run_resolved (run_resolved.sql, executed first by
+--   reportgen.site.data.load_site_data), which reads archive tables runs, steps.
+-- Columns:
 --   meta  JSON text of the run's meta (notes are rendered as Markdown)
--- Ordered by suite, task, batch, label, trial, run_id so pages list runs stably.
 SELECT
     run_id, suite, label, task_id, batch, trial,
     strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at,

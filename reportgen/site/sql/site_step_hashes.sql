@@ -1,6 +1,7 @@
--- site_step_hashes: one row per run that has steps (grain: run_id): an MD5 of every field of
--- its steps in trajectory order. The site keys run and comparison pages by it, so a rebuild
--- renders only the pages whose steps changed.
+-- site_step_hashes: an MD5 of every field of each run's steps in trajectory order. The site
+-- keys run and comparison pages by it, so a rebuild renders only the pages whose steps changed.
+-- Grain: one row per run that has steps (run_id), ordered by run_id.
+-- Needs: archive table steps (read by reportgen.site.data.load_site_data).
 SELECT
     run_id,
     md5(string_agg(

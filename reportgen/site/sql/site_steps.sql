@@ -1,5 +1,7 @@
--- site_steps: one row per step of every run (grain: run_id, idx), in trajectory order, for the
--- run and comparison pages. input/output are JSON text; numbers stay NULL when not given.
+-- site_steps: every step of every run, for the run and comparison pages; input/output are
+-- JSON text, numbers stay NULL when not given.
+-- Grain: one row per step (run_id, idx), in trajectory order (ordered by run_id, idx).
+-- Needs: archive table steps (read by reportgen.site.data.load_site_data).
 SELECT
     run_id,
     idx,
