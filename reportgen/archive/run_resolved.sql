@@ -1,6 +1,6 @@
--- run_resolved: defines the table macro rg_run_resolved(): every archived run with its resource
--- totals resolved: the run's own total when the trace gives one, else the sum of its steps.
--- Grain: none: defines macros (rg_run_resolved(), whose rows are one per run_id).
+-- run_resolved: defines rg_run_resolved(): every archived run with its resource totals resolved
+-- (its own total, else the sum of its steps); and rg_wei(wasted, steps), the WEI.
+-- Grain: none: defines macros (rg_run_resolved(), whose rows are one per run_id; rg_wei).
 -- Needs: archive tables runs, steps.
 -- Totals are resolved as run_totals.sql says; NULL (unknown) when neither the run nor a step
 -- gives one. Executed by reportgen.site.data.load_site_data for the site's run rows
@@ -49,4 +49,8 @@ SELECT
     END AS tokens,
     cost_usd_resolved AS cost_usd,
     latency_ms_resolved AS latency_ms
-FROM resolved
+FROM resolved;
+
+-- The Wasted Effort Index, 0.0 without steps: the SQL twin of divergence/formulas.py wei().
+CREATE OR REPLACE TEMP MACRO rg_wei(wasted, steps) AS
+    CASE WHEN steps = 0 THEN 0.0 ELSE wasted / steps END;

@@ -1,6 +1,6 @@
 """Step views for the run and comparison pages: readable payload text, loops and recovery
-windows marked per step. Loops come from the metrics' own detector; recovery windows follow
-the RSR walk (a wasted step opens a window, ok steps count until an aligned one closes it)."""
+windows marked per step. Loops come from the metrics' own compiled detector; recovery windows
+follow the RSR walk (a wasted step opens a window, ok steps count until an aligned one closes it)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from reportgen.divergence.reference import WASTED_STATUSES, detect_loops
+from reportgen.divergence.reference import WASTED_STATUSES
 from reportgen.site.context import LoopView, StepView
 
 #: Longest payload text shown on a run page (the full text is in data/steps.parquet).
@@ -52,15 +52,37 @@ def recovery_marks(wasted: Sequence[bool], aligned: Sequence[bool]) -> list[str 
 
 
 def run_loops(steps: Sequence[dict[str, Any]], side: str = "run") -> list[LoopView]:
-    """Loops of one run, found by the same detector the metrics use."""
-    sigs = [(s["type"], s["action"], tuple(s["input_keys"] or ())) for s in steps]
-    found = detect_loops(
-        sigs,
-        [s["input"] for s in steps],
-        [s["output"] for s in steps],
-        names=[s["action"] for s in steps],
+    """Loops of one run, found by the compiled detector the pair metrics use, on the stored
+    step hashes (``signature`` and ``payload`` of site_steps.sql)."""
+    from reportgen.divergence.udfs import loops_batch
+
+    if not steps:
+        return []
+    found = loops_batch(
+        [s["signature"] for s in steps], [s["payload"] for s in steps], [0, len(steps)]
     )
-    return [loop_view(i, side, loop.as_dict()) for i, loop in enumerate(found, start=1)]
+    names = [s["action"] for s in steps]
+    return [
+        LoopView(
+            name=f"L{number}",
+            side=side,
+            start=start,
+            length=length,
+            iterations=iterations,
+            steps=names[start : start + length],
+            stagnant=stagnant,
+        )
+        for number, (start, length, iterations, stagnant) in enumerate(
+            zip(
+                found.start.tolist(),
+                found.length.tolist(),
+                found.iterations.tolist(),
+                found.stagnant.tolist(),
+                strict=True,
+            ),
+            start=1,
+        )
+    ]
 
 
 def loop_view(number: int, side: str, loop: Mapping[str, Any]) -> LoopView:

@@ -1,6 +1,6 @@
 -- site_nightly: the nightly series the history page plots and scans for change points.
 -- Grain: one row per (suite, label, batch), ordered by suite, label, batch.
--- Needs: macro rg_run_resolved (run_resolved.sql, executed first by
+-- Needs: macros rg_run_resolved and rg_wei (run_resolved.sql, executed first by
 --   reportgen.site.data.load_site_data), which reads archive tables runs, steps.
 -- Per-run figures are means over the batch's runs (trials too).
 --   wei          wasted steps / steps over the whole batch (0 when there are no steps)
@@ -14,7 +14,7 @@ SELECT
     count(*) AS runs,
     CAST(sum(n_steps) AS BIGINT) AS steps,
     CAST(sum(n_wasted) AS BIGINT) AS wasted_steps,
-    CASE WHEN sum(n_steps) = 0 THEN 0.0 ELSE sum(n_wasted) / sum(n_steps) END AS wei,
+    rg_wei(sum(n_wasted), sum(n_steps)) AS wei,
     avg(n_steps) AS steps_per_run,
     avg(tokens) AS tokens,
     avg(cost_usd) AS cost_usd,

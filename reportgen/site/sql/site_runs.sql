@@ -2,7 +2,7 @@
 -- rg_run_resolved() gives them, wei = n_wasted / n_steps (0.0 without steps).
 -- Grain: one row per run_id, ordered by suite, task_id, batch, label, trial, run_id so pages
 --   list runs stably.
--- Needs: macro rg_run_resolved (run_resolved.sql, executed first by
+-- Needs: macros rg_run_resolved and rg_wei (run_resolved.sql, executed first by
 --   reportgen.site.data.load_site_data), which reads archive tables runs, steps.
 -- Columns:
 --   meta  JSON text of the run's meta (notes are rendered as Markdown)
@@ -14,7 +14,7 @@ SELECT
     reward,
     n_steps,
     n_wasted,
-    CASE WHEN n_steps = 0 THEN 0.0 ELSE n_wasted / n_steps END AS wei,
+    rg_wei(n_wasted, n_steps) AS wei,
     tokens,
     cost_usd,
     latency_ms

@@ -1,7 +1,8 @@
 -- site_steps: every step of every run, for the run and comparison pages; input/output are
--- JSON text, numbers stay NULL when not given.
+-- JSON text, numbers stay NULL when not given; signature and payload: the loop detector's hashes.
 -- Grain: one row per step (run_id, idx), in trajectory order (ordered by run_id, idx).
--- Needs: archive table steps (read by reportgen.site.data.load_site_data).
+-- Needs: archive table steps (read by reportgen.site.data.load_site_data); macros
+--   rg_step_signature, rg_step_payload (reportgen/archive/step_hashes.sql).
 SELECT
     run_id,
     idx,
@@ -14,6 +15,8 @@ SELECT
     tokens_in,
     tokens_out,
     cost_usd,
-    latency_ms
+    latency_ms,
+    coalesce(signature, rg_step_signature(type, action, input_keys)) AS signature,
+    coalesce(payload, rg_step_payload(input, output)) AS payload
 FROM steps
 ORDER BY run_id, idx
