@@ -40,9 +40,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from divergence import naive_compare
 
 from reportgen.archive.connection import connect
+from reportgen.divergence.agentdiff_export import to_agentdiff_trace
 from reportgen.divergence.metrics import Pair, pair_metrics
 from reportgen.divergence.reference import Run, Step, compare_pair
-from reportgen.formats.adapters.agentdiff_export import to_agentdiff_trace
 
 N_ACTIONS = 30
 KEY_SETS: tuple[tuple[str, ...], ...] = (

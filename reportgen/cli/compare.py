@@ -147,7 +147,8 @@ def gate(
     night (the latest night by default). Exit 3 when a gate fails."""
     from reportgen.archive import connect
     from reportgen.cli.output import err
-    from reportgen.divergence.compare import compare_labels, gate_convergence, latest_shared_batch
+    from reportgen.convergence.gate import gate_convergence
+    from reportgen.divergence.compare import compare_labels, latest_shared_batch
     from reportgen.gating import find_config, resolve_one, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reportgen.convergence.report import GroupConvergence
+import duckdb
+
+from reportgen.convergence.report import GroupConvergence, convergence_report
+from reportgen.divergence.compare import Comparison
 from reportgen.errors import UsageError
 from reportgen.gating.metrics import MIN_CONVERGENCE
 from reportgen.gating.thresholds import check_threshold as check_gate_threshold
 from reportgen.gating.verdict import breaks
 
-__all__ = ["check_threshold", "convergence_gate"]
+__all__ = ["check_threshold", "convergence_gate", "gate_convergence"]
 
 _KEYS = ("suite", "label", "task_id", "batch")
 
@@ -64,3 +67,27 @@ def convergence_gate(
             }
         )
     return violations
+
+
+def gate_convergence(
+    con: duckdb.DuckDBPyConnection,
+    comparison: Comparison,
+    min_convergence: float,
+    source: str,
+    *,
+    label: str,
+    batch: str | None,
+) -> None:
+    """Add the convergence gate to ``comparison``: every group of ``label`` (N repeated runs of
+    one task in one batch) whose convergence_score is below ``min_convergence`` fails."""
+    groups = convergence_report(con, label=label, batch=batch)
+    violations = convergence_gate(groups, min_convergence)
+    for violation in violations:
+        violation["source"] = source
+    comparison.convergence = {
+        "label": label,
+        "threshold": min_convergence,
+        "source": source,
+        "groups": len(groups),
+        "violations": violations,
+    }

@@ -212,32 +212,6 @@ def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[PairRecord]) -> 
                 row["candidate_step"] = None if c is None else by_key.get((c_run, c))
 
 
-def gate_convergence(
-    con: duckdb.DuckDBPyConnection,
-    comparison: Comparison,
-    min_convergence: float,
-    source: str,
-    *,
-    label: str,
-    batch: str | None,
-) -> None:
-    """Add the convergence gate to ``comparison``: every group of ``label`` (N repeated runs of
-    one task in one batch) whose convergence_score is below ``min_convergence`` fails."""
-    from reportgen.convergence.archive import convergence_gate, convergence_report
-
-    groups = convergence_report(con, label=label, batch=batch)
-    violations = convergence_gate(groups, min_convergence)
-    for violation in violations:
-        violation["source"] = source
-    comparison.convergence = {
-        "label": label,
-        "threshold": min_convergence,
-        "source": source,
-        "groups": len(groups),
-        "violations": violations,
-    }
-
-
 def latest_shared_batch(
     con: duckdb.DuckDBPyConnection, baseline_label: str, candidate_label: str
 ) -> str:

@@ -76,10 +76,10 @@ def test_formats_lists_native_formats() -> None:
 
 
 def test_cli_reference_is_current() -> None:
-    """docs/cli.md is generated from the CLI; regenerate with `python -m reportgen.cli_docs > docs/cli.md`."""
-    from reportgen.cli_docs import render
+    """docs/cli.md is generated from the CLI; regenerate with `python -m reportgen.cli.docs > docs/cli.md`."""
+    from reportgen.cli.docs import render
 
     committed = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(
         encoding="utf-8"
     )
-    assert render() == committed, "docs/cli.md is stale: python -m reportgen.cli_docs > docs/cli.md"
+    assert render() == committed, "docs/cli.md is stale: python -m reportgen.cli.docs > docs/cli.md"

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from reportgen.divergence.agentdiff_export import to_agentdiff_trace
 from reportgen.divergence.reference import (
     Run,
     Step,
@@ -26,7 +27,6 @@ from reportgen.divergence.reference import (
     detect_loops,
     run_totals,
 )
-from reportgen.formats.adapters.agentdiff_export import to_agentdiff_trace
 
 from .cases import CASES, run, step
 
