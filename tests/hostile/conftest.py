@@ -1,0 +1,98 @@
+"""Hostile agent text and archives for the output-safety tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reportgen.ingest import ingest
+
+#: Agent text that tries to become markup, a link, an image, a CI command or a terminal escape.
+HOSTILE = (
+    "![x](http://evil.example/p.gif)",
+    "[click](http://evil.example)",
+    "see http://evil.example/x and www.evil.example",
+    "mail x@evil.example",
+    "<img src=x onerror=alert(1)>",
+    "<script>alert(2)</script>",
+    "javascript:alert(3)",
+    "::add-mask::secret",
+    "a\n::error::pwned",
+    "b\r\n  ::set-env name=X::y",
+    "\x1b[31mred\x1b]8;;http://evil.example\x07link\x1b]8;;\x07",
+    "c\u2028::warning::sep",
+    "*bold* _it_ `code` | pipe \\ back ~strike~ $x$",
+    '<a href="http://evil.example">link</a>',
+)
+
+
+def _step(action: str, status: str = "ok") -> dict[str, Any]:
+    return {
+        "type": "tool",
+        "action": action,
+        "status": status,
+        "input": {"q": action},
+        "output": action,
+        "latency_ms": 10,
+        "tokens_in": 5,
+        "tokens_out": 5,
+        "cost_usd": 0.001,
+    }
+
+
+def hostile_runs(label: str) -> list[dict[str, Any]]:
+    """One run per hostile text, used as task id, run id part and step action."""
+    runs = []
+    for i, text in enumerate(HOSTILE):
+        steps = [_step(text), _step(f"{text} again", "error" if label == "candidate" else "ok")]
+        if label == "candidate":
+            steps.append(_step(f"extra {text}"))
+        runs.append(
+            {
+                "run_id": f"{label}/{i}/{text}",
+                "task_id": text,
+                "label": label,
+                "suite": "hostile",
+                "batch": "2026-11-28",
+                "started_at": "2026-11-28T02:00:00Z",
+                "steps": steps,
+            }
+        )
+    if label == "candidate":
+        runs.append(
+            {
+                "run_id": "unpaired ::error::x\n::add-mask::y",
+                "task_id": "only here ![p](http://evil.example/q.gif) ::notice::z",
+                "label": label,
+                "suite": "hostile",
+                "batch": "2026-11-28",
+                "started_at": "2026-11-28T02:00:00Z",
+                "steps": [_step("x")],
+            }
+        )
+    return runs
+
+
+def write_jsonl(path: Path, runs: list[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def hostile_folders(tmp_path: Path) -> tuple[Path, Path]:
+    """A baseline and a candidate folder of hostile runs."""
+    base = write_jsonl(tmp_path / "base" / "runs.jsonl", hostile_runs("baseline"))
+    cand = write_jsonl(tmp_path / "cand" / "runs.jsonl", hostile_runs("candidate"))
+    return base.parent, cand.parent
+
+
+@pytest.fixture
+def hostile_db(tmp_path: Path, hostile_folders: tuple[Path, Path]) -> Path:
+    """An archive with the hostile runs of both labels."""
+    db = tmp_path / "hostile.duckdb"
+    ingest(list(hostile_folders), db)
+    return db
