@@ -96,3 +96,27 @@ def hostile_db(tmp_path: Path, hostile_folders: tuple[Path, Path]) -> Path:
     db = tmp_path / "hostile.duckdb"
     ingest(list(hostile_folders), db)
     return db
+
+
+#: Markup Plotly would draw as a live link, and script-running attempts.
+LINK = '<a href="javascript:alert(7)">click</a>'
+EVIL_LINK = '<a href="http://evil.example/">evil</a>'
+
+
+def chart_runs() -> list[dict[str, Any]]:
+    """Runs whose labels, nights, task ids and actions are markup, over two nights."""
+    runs = []
+    for night in ("2026-11-27", f"2026-11-28{EVIL_LINK}"):
+        for label in ("baseline", "candidate", f"third {LINK}"):
+            runs.append(
+                {
+                    "run_id": f"{night}/{label}",
+                    "task_id": f"task {LINK}",
+                    "label": label,
+                    "suite": f"suite {EVIL_LINK}",
+                    "batch": night,
+                    "started_at": "2026-11-28T02:00:00Z",
+                    "steps": [_step(f"act {LINK}"), _step(f"act2 {EVIL_LINK}", "error")],
+                }
+            )
+    return runs
