@@ -16,7 +16,7 @@ from reportgen.errors import UsageError
 from reportgen.resources import shipped_dir
 from reportgen.site import paths
 from reportgen.site.context import LazyPage, Link, Page
-from reportgen.site.data import SiteData, load_site_data
+from reportgen.site.data import SiteData, archive_ids, load_site_data
 from reportgen.site.export import export_parquet
 from reportgen.site.pages_compare import Verdicts, compare_page, pair_pages
 from reportgen.site.pages_convergence import convergence_pages
@@ -139,17 +139,20 @@ def build_site(
     con = connect(db, read_only=True)
     writer = SiteWriter(out)
     try:
-        data = load_site_data(con, baseline_label, candidate_label)
+        ids = [*archive_ids(con), baseline_label, candidate_label]
         seen: set[str] = set()
-        for page in all_pages(data, stamp, verdicts):
-            if page.path in seen:
-                raise RuntimeError(f"two pages want the same path: {page.path}")
-            seen.add(page.path)
-            if isinstance(page, LazyPage):
-                digest = renderer.inputs_hash(page.template, page.inputs)
-                writer.page(page.path, digest, partial(_render_lazy, renderer, page))
-            else:
-                writer.page(page.path, renderer.page_hash(page), partial(renderer.render, page))
+        with paths.known_ids(ids):
+            data = load_site_data(con, baseline_label, candidate_label)
+            for page in all_pages(data, stamp, verdicts):
+                if page.path in seen:
+                    raise RuntimeError(f"two pages want the same path: {page.path}")
+                seen.add(page.path)
+                if isinstance(page, LazyPage):
+                    digest = renderer.inputs_hash(page.template, page.inputs)
+                    writer.page(page.path, digest, partial(_render_lazy, renderer, page))
+                else:
+                    digest = renderer.page_hash(page)
+                    writer.page(page.path, digest, partial(renderer.render, page))
         export_parquet(con, writer.tmp / "data")
         _assets(writer)
         writer.commit()
