@@ -120,3 +120,61 @@ def chart_runs() -> list[dict[str, Any]]:
                 }
             )
     return runs
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    """Every file of a site folder by relative path (symlinks not followed)."""
+    return {
+        p.relative_to(site).as_posix(): p.read_bytes()
+        for p in sorted(site.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def assert_whole(site: Path, user_files: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The site's manifest lists exactly the files present (besides ``user_files``) and every
+    file's SHA-256 matches; returns the manifest."""
+    import hashlib
+
+    manifest = json.loads((site / ".reportgen-manifest.json").read_text(encoding="utf-8"))
+    files = site_files(site)
+    listed = manifest["files"]
+    assert set(files) - {".reportgen-manifest.json"} - user_files == set(listed)
+    for rel, digest in listed.items():
+        assert hashlib.sha256(files[rel]).hexdigest() == digest, rel
+    return dict(manifest)
+
+
+@pytest.fixture(scope="session")
+def two_archives(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The demo archive, and a copy whose runs all cost more (same pages, other content)."""
+    import shutil
+
+    import duckdb
+
+    from reportgen.demo import run_demo
+
+    root = tmp_path_factory.mktemp("archives")
+    db_a, _report, _summary = run_demo(root / "a", site=False)
+    db_b = root / "b.duckdb"
+    shutil.copyfile(db_a, db_b)
+    con = duckdb.connect(str(db_b))
+    con.execute("UPDATE runs SET cost_usd = coalesce(cost_usd, 0) + 1")
+    con.execute("UPDATE steps SET cost_usd = coalesce(cost_usd, 0) + 0.5")
+    con.close()
+    return db_a, db_b
+
+
+@pytest.fixture(scope="session")
+def reference_sites(
+    two_archives: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The files of a clean build of each archive."""
+    from reportgen.site import build_site
+
+    root = tmp_path_factory.mktemp("refs")
+    refs = []
+    for name, db in zip("ab", two_archives, strict=True):
+        build_site(db, root / name, build_time="2026-11-29T06:00:00Z")
+        refs.append(site_files(root / name))
+    return refs[0], refs[1]
