@@ -164,6 +164,14 @@ def _release(handle: TextIO) -> None:
         handle.close()
 
 
+def _remove(path: Path) -> None:
+    """Remove a temporary folder (or a symlink or file left in its place)."""
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def recover(out: Path) -> None:
     """Under the lock: put back a site a killed build moved aside, and remove the temporary
     folders killed builds left beside ``out`` (no live build holds them: we hold the lock)."""
@@ -172,7 +180,7 @@ def recover(out: Path) -> None:
     if not os.path.lexists(out) and old:
         os.replace(old.pop(), out)
     for stale in [*old, *parent.glob(f".{out.name}.build-*")]:
-        shutil.rmtree(stale, ignore_errors=True)
+        _remove(stale)
 
 
 class SiteWriter:
@@ -216,6 +224,8 @@ class SiteWriter:
 
     def _reuse(self, files: list[str]) -> bool:
         """Link the previous build's files into the new site; False if one is missing."""
+        if any(not isinstance(f, str) or f.startswith("/") or ".." in f.split("/") for f in files):
+            return False  # a manifest naming files outside the site: render instead
         if not all((self.out / f).is_file() for f in files):
             return False
         known = self.previous_files or {}
@@ -259,21 +269,23 @@ class SiteWriter:
         """Pages of the previous site that this build no longer has."""
         return len(set(self.previous) - set(self.entries))
 
-    def _owned_before(self, rel: str) -> bool:
+    def _owned_before(self, rel: str, page_files: set[str]) -> bool:
         """True when the previous build wrote ``rel`` (per its manifest)."""
         if self.previous_files is not None:
             return rel in self.previous_files or rel == MANIFEST
-        if rel.startswith(_BUILD_OWNED) or rel in _BUILD_OWNED:
-            return True
-        return any(rel in entry.get("files", ()) for entry in self.previous.values())
+        return rel.startswith(_BUILD_OWNED) or rel in _BUILD_OWNED or rel in page_files
 
     def _keep_user_files(self) -> None:
         """Carry files the previous build did not write (a CNAME, the user's folders) into
         the new site, unless the new site has a file or folder at that path."""
         if not self.out.is_dir():
             return
+        page_files = {
+            f for entry in self.previous.values() if isinstance(entry, dict)
+            for f in entry.get("files", ())
+        }  # fmt: skip
         for rel, source in _tree(self.out):
-            if self._owned_before(rel):
+            if self._owned_before(rel, page_files):
                 continue
             target = self.tmp / rel
             clash = any(
@@ -311,12 +323,12 @@ class SiteWriter:
         if not os.path.lexists(self.out):
             os.replace(self.tmp, self.out)
         elif _exchange(self.tmp, self.out):
-            shutil.rmtree(self.tmp, ignore_errors=True)  # it now holds the old site
+            _remove(self.tmp)  # it now holds the old site
         else:
             trash = self.out.parent / f".{self.out.name}.old-{uuid.uuid4().hex[:8]}"
             os.replace(self.out, trash)
             os.replace(self.tmp, self.out)
-            shutil.rmtree(trash, ignore_errors=True)
+            _remove(trash)
         self._unlock()
 
     def abort(self) -> None:

@@ -173,3 +173,33 @@ def test_full_disk_is_one_line_and_leaves_the_previous_site(
     assert "Traceback" not in result.output
     assert site_files(out) == before
     assert _leftovers(out) == []
+
+
+def test_out_given_as_a_symlink_is_replaced_cleanly(
+    two_archives: tuple[Path, Path], reference_sites: Refs, tmp_path: Path
+) -> None:
+    real = tmp_path / "real"
+    build_site(two_archives[0], real, build_time=BUILD_TIME)
+    out = tmp_path / "site"
+    out.symlink_to(real, target_is_directory=True)
+    build_site(two_archives[1], out, build_time=BUILD_TIME)
+    assert not out.is_symlink() and site_files(out) == reference_sites[1]
+    assert site_files(real) == reference_sites[0], "the symlink's target is left alone"
+    assert _leftovers(out) == ["real"]
+
+
+def test_a_manifest_naming_files_outside_the_site_is_not_trusted(
+    two_archives: tuple[Path, Path], reference_sites: Refs, tmp_path: Path
+) -> None:
+    import json
+
+    out = tmp_path / "site"
+    build_site(two_archives[0], out, build_time=BUILD_TIME)
+    (tmp_path / "secret.txt").write_text("secret")
+    manifest = out / writer.MANIFEST
+    data = json.loads(manifest.read_text())
+    for entry in data["pages"].values():
+        entry["files"] = ["../secret.txt"]
+    manifest.write_text(json.dumps(data))
+    build_site(two_archives[0], out, build_time=BUILD_TIME)
+    assert site_files(out) == reference_sites[0]
