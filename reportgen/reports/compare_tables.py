@@ -119,15 +119,17 @@ def print_terminal(console: Console, comparison: Comparison) -> None:
     console.print(table)
     if more:
         console.print(more, markup=False)
+    # lines holding agent text are never wrapped, so agent text never starts a line
     for unpaired in comparison.unpaired:
         console.print(
             Text(
                 f"unpaired {unpaired.side} run {term_text(unpaired.run_id)} (task "
                 f"{term_text(unpaired.task_id)}, batch {term_text(unpaired.batch)})"
-            )
+            ),
+            soft_wrap=True,
         )
     for line in convergence_lines(comparison):
-        console.print(Text(term_text(line), style="red"))
+        console.print(Text(term_text(line), style="red"), soft_wrap=True)
     console.print(thresholds_line(comparison), markup=False)
     console.print(verdict_line(comparison), markup=False)
 

@@ -4,13 +4,22 @@ control character or ANSI escape."""
 
 from __future__ import annotations
 
+import copy
+import io
+import json
+import random
 import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from reportgen.cli import app
+from reportgen.compare import Comparison
+from reportgen.metrics.pairing import Unpaired
+from reportgen.reports.compare_tables import print_terminal
+from reportgen.reports.compare_text import explain, tree
 from reportgen.reports.escape import term_text
 from tests.hostile.conftest import HOSTILE
 
@@ -51,3 +60,40 @@ def test_gate_output_has_no_workflow_commands(hostile_db: Path, flags: list[str]
     assert result.exit_code in (0, 3), result.output
     assert "pwned" in result.stdout
     _check(result.stdout)
+
+
+def _random_text(rng: random.Random) -> str:
+    pieces = ["::", "::error::", "::add-mask::", "\n", "\r", "\r\n", " ", "\x1b[2J", "\x85",
+              "\u2028", "\t", "\x00", "a", "[red]", "[/]", ":smile:", "|", "`", "\x9b31m"]  # fmt: skip
+    return "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+
+
+def test_no_line_starts_with_a_workflow_command_whatever_the_agent_text(
+    hostile_folders: tuple[Path, Path],
+) -> None:
+    base, cand = hostile_folders
+    result = runner.invoke(app, ["compare", str(base), str(cand), "--json"])
+    pairs = json.loads(result.stdout)["pairs"]
+    rng = random.Random(8)
+    for _ in range(300):
+        pair = copy.deepcopy(rng.choice(pairs))
+        pair["pair_id"] = _random_text(rng)
+        pair["baseline_run_id"] = _random_text(rng)
+        pair["candidate_run_id"] = _random_text(rng)
+        for row in pair["step_diffs"]:
+            row["action"] = _random_text(rng)
+            for side in ("baseline_step", "candidate_step"):
+                if row.get(side):
+                    row[side]["action"] = _random_text(rng)
+                    row[side]["status"] = rng.choice([row[side]["status"], _random_text(rng)])
+        for loop in pair["loops_detected"]:
+            loop["steps"] = [_random_text(rng) for _ in loop["steps"]]
+        _check(explain(pair))
+        _check(tree(pair))
+        buffer = io.StringIO()
+        unpaired = Unpaired(
+            "candidate", _random_text(rng), "s", f"x {_random_text(rng)}", _random_text(rng), 0
+        )
+        comparison = Comparison(pairs=[pair], unpaired=[unpaired], thresholds=[])
+        print_terminal(Console(file=buffer, width=40, force_terminal=False), comparison)
+        _check(buffer.getvalue())
