@@ -64,3 +64,21 @@ def test_compare_markdown_keeps_agent_text_inert(hostile_folders: tuple[Path, Pa
     assert "<img" not in html and "<a " not in html
     table = [line for line in text.splitlines() if line.startswith("| ")]
     assert all(len(re.split(r"(?<!\\)\|", line)) == 11 for line in table), table
+
+
+def test_md_text_fuzz() -> None:
+    import html as html_lib
+    import random
+
+    pieces = ["![", "](", ")", "[", "]", "http://", "https://", "www.", "x@y.com", "<", ">",
+              "`", "``", "*", "**", "_", "\\", "|", "&lt;", "&amp;", "&#60;", "\n", "a", " ",
+              "b.com", "~~", "$", "#1", ":", "<http://e.x>", "javascript:"]  # fmt: skip
+    rng = random.Random(7)
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 10)))
+        escaped = md_text(text)
+        _check(escaped)
+        rendered = _html(escaped)
+        assert "<code>" not in rendered and "<a" not in rendered, (text, rendered)
+        shown = html_lib.unescape(re.sub(r"<[^>]+>", "", rendered))
+        assert " ".join(shown.split()) == " ".join(text.split()), (text, escaped, shown)
