@@ -47,11 +47,11 @@ def _cut(value: Any, depth: int = 1) -> Any:
     return value
 
 
-def pretty_json(value: Any) -> str:
-    """Indented JSON of a parsed payload, nesting beyond MAX_DEPTH shown as ``…``."""
+def pretty_json(value: Any, *, indent: int | None = 2, sort_keys: bool = False) -> str:
+    """JSON of a parsed payload (indented by default), nesting beyond MAX_DEPTH shown as ``…``."""
     if _depth(value) <= MAX_DEPTH:
-        return json.dumps(value, indent=2, ensure_ascii=False)
-    text = json.dumps(_cut(value), indent=2, ensure_ascii=False)
+        return json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=sort_keys)
+    text = json.dumps(_cut(value), indent=indent, ensure_ascii=False, sort_keys=sort_keys)
     return text.replace(json.dumps(_CUT, ensure_ascii=False), "\u2026")
 
 

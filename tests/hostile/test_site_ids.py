@@ -98,21 +98,25 @@ def test_hostile_ids_each_get_their_own_page(tmp_path: Path) -> None:
     assert len(pair_pages) == len(runs) // 2
 
 
+def _deep_run(depth: int) -> str:
+    """A candidate run whose meta and step input and output nest ``depth`` arrays deep."""
+    deep = "[" * depth + "]" * depth
+    run = _run(f"c{depth}", "candidate", task_id=f"t{depth}", meta={"k": "@"})
+    run["steps"][0].update(input={"k": "@"}, output={"k": "@"})
+    return json.dumps(run).replace('"@"', deep)
+
+
 def test_deeply_nested_payload_does_not_crash_the_build(tmp_path: Path) -> None:
-    deep = "[" * 990 + "]" * 990
-    text = json.dumps(_run("c", "candidate")).replace(
-        '"latency_ms": 1', '"latency_ms": 1, "input": 0'
-    )
-    text = text.replace('"input": 0', f'"input": {{"k": {deep}}}')
+    lines = [json.dumps(_run("b", "baseline")), _deep_run(100), _deep_run(990)]
     (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "runs.jsonl").write_text(
-        json.dumps(_run("b", "baseline")) + "\n" + text + "\n", encoding="utf-8"
-    )
+    (tmp_path / "in" / "runs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     db = tmp_path / "a.duckdb"
     ingest([tmp_path / "in"], db)
     out = tmp_path / "site"
     build_site(db, out, build_time=BUILD_TIME)
-    assert (out / paths.run_path("s", "t", "c")).is_file()
+    for depth in (100, 990):
+        assert (out / paths.run_path("s", f"t{depth}", f"c{depth}")).is_file()
+    assert "\u2026" in (out / paths.run_path("s", "t100", "c100")).read_text(encoding="utf-8")
 
 
 def test_pretty_json_cuts_deep_nesting() -> None:
