@@ -11,6 +11,7 @@ from typing import Any
 
 from reportgen.divergence.compare import Comparison, compare_labels, compare_paths
 from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_thresholds
+from reportgen.reports.escape import term_text
 
 __all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
 
@@ -99,7 +100,8 @@ def assert_no_regressions(
     for pair in comparison.pairs:
         for v in judge(pair, found).violations:
             problems.append(
-                f"{pair['pair_id']}: {v['metric']} = {v['value']:.6g} > {v['threshold']:g} (from {v['source']})"
+                f"pair {term_text(pair['pair_id'])}: {v['metric']} = {v['value']:.6g}"
+                f" > {v['threshold']:g} (from {v['source']})"
             )
     if problems:
         raise RegressionError("reportgen found regressions:\n  " + "\n  ".join(problems))

@@ -8,11 +8,17 @@
   function cols(t) { return Array.prototype.map.call(t.tHead.rows[0].cells, function (th) { return th.getAttribute("data-col") || ""; }); }
   function cellText(td) { return td.hasAttribute("data-value") ? td.getAttribute("data-value") : td.textContent.trim(); }
   function cellValue(td) { return td.hasAttribute("data-sort") ? td.getAttribute("data-sort") : td.textContent.trim(); }
+  function decode(text) { try { return decodeURIComponent(text); } catch (e) { return null; } }
+  /* A malformed fragment (a cut shared link: "#q=%E0%A4%A") means no filter, never an error. */
   function readState() {
-    var h = location.hash.slice(1), s = {};
+    var h = location.hash.slice(1), s = Object.create(null), bad = false;
     if (h.indexOf("=") < 0) { return s; }
-    h.split("&").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) { s[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1)); } });
-    return s;
+    h.split("&").forEach(function (kv) {
+      var i = kv.indexOf("="); if (i <= 0) { return; }
+      var k = decode(kv.slice(0, i)), v = decode(kv.slice(i + 1));
+      if (k === null || v === null) { bad = true; } else { s[k] = v; }
+    });
+    return bad ? Object.create(null) : s;
   }
   function writeState(s) {
     var parts = Object.keys(s).sort().filter(function (k) { return s[k]; }).map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(s[k]); });

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,6 +9,7 @@ from typing import Annotated
 import typer
 
 from reportgen.cli.options import Db
+from reportgen.reports.json_out import strict_dumps
 
 
 def build(
@@ -55,7 +55,7 @@ def build(
         verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
     )
     if as_json:
-        sys.stdout.write(json.dumps(report.to_dict(), indent=2, sort_keys=True) + "\n")
+        sys.stdout.write(strict_dumps(report.to_dict(), indent=2, sort_keys=True) + "\n")
         return
     typer.echo(
         f"site: {report.pages} pages, {report.written} written, {report.skipped} unchanged"

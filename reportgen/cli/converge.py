@@ -6,7 +6,6 @@ same codes (0 ok, 1 bad input, 2 usage error, 3 below ``--min-convergence``)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
@@ -14,6 +13,7 @@ import typer
 
 from reportgen.cli.options import threshold_parser
 from reportgen.gating.metrics import MIN_CONVERGENCE
+from reportgen.reports.json_out import strict_dumps
 
 BELOW_MINIMUM_EXIT = 3
 
@@ -52,7 +52,7 @@ def converge(
     if min_convergence is not None:
         passed = not breaks(MIN_CONVERGENCE, result["convergence_score"], min_convergence)
         result["minimum_convergence"] = {"threshold": min_convergence, "passed": passed}
-    sys.stdout.write(json.dumps(result, indent=indent if indent > 0 else None) + "\n")
+    sys.stdout.write(strict_dumps(result, indent=indent if indent > 0 else None) + "\n")
     if not passed:
         sys.stderr.write(
             f"error: convergence_score {result['convergence_score']} is under the required "

@@ -5,7 +5,6 @@ table and the run summary (text, ``--json`` or ``--markdown``), then applies the
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +19,7 @@ from reportgen.gating.metrics import (
     MAX_TOOL_ERROR_RATE,
 )
 from reportgen.iterations.model import MIN_STALLED
+from reportgen.reports.json_out import strict_dumps
 
 
 def iterations(
@@ -97,7 +97,7 @@ def iterations(
         runs = load_progress(paths or [], target, run or [], min_stalled=thrash_attempts)
     verdicts = check_gates(runs, gates)
     if as_json:
-        sys.stdout.write(json.dumps(report_data(runs, verdicts, gates), indent=2, sort_keys=True))
+        sys.stdout.write(strict_dumps(report_data(runs, verdicts, gates), indent=2, sort_keys=True))
         sys.stdout.write("\n")
     elif markdown:
         sys.stdout.write(render_markdown(runs, verdicts))

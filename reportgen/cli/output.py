@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -29,9 +28,11 @@ def err() -> Console:
 
 
 def print_json(data: Any) -> None:
-    """Machine output: sorted keys, stable across runs; streamed, so a large report is never
-    held as one string."""
-    encoder = json.JSONEncoder(indent=2, sort_keys=True, default=str)
+    """Machine output: strict JSON (non-finite numbers as null), sorted keys, stable across
+    runs; streamed, so a large report is never held as one string."""
+    from reportgen.reports.json_out import StrictJSONEncoder
+
+    encoder = StrictJSONEncoder(indent=2, sort_keys=True, default=str)
     pending: list[str] = []
     for chunk in encoder.iterencode(data):
         pending.append(chunk)

@@ -1,10 +1,14 @@
-"""Words for a comparison: --explain (each number explained) and --tree (the aligned steps)."""
+"""Words for a comparison: --explain (each number explained) and --tree (the aligned steps).
+
+Agent text (ids, actions) is shown with ``term_text`` (control characters visible) and never
+starts a line, so no line of the output can be a CI workflow command (``::error::``)."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from reportgen.divergence.records import PairRecord, StepDiff
+from reportgen.reports.escape import term_text
 
 WASTED = {"error", "retry", "abandoned"}
 
@@ -165,7 +169,7 @@ def explain(pair: PairRecord) -> str:
             f"GATE FAILED: {violation['metric']} {violation['value']:.4g} > {violation['threshold']:g}"
             f" ({violation['source']})."
         )
-    return "\n".join(lines)
+    return "\n".join(term_text(line) for line in lines)
 
 
 def likely_culprit(pair: PairRecord) -> str | None:
@@ -199,7 +203,7 @@ def tree(pair: PairRecord, context: int = 1) -> str:
         j for i in list(keep) for j in range(i - context, i + context + 1) if 0 <= j < len(rows)
     }
     lines = [
-        f"{pair['pair_id']}: baseline {pair['baseline_run_id']} vs candidate {pair['candidate_run_id']}"
+        f"== {pair['pair_id']}: baseline {pair['baseline_run_id']} vs candidate {pair['candidate_run_id']}"
     ]
     hidden = 0
     for i, row in enumerate(rows):
@@ -215,4 +219,4 @@ def tree(pair: PairRecord, context: int = 1) -> str:
         lines.append(f"  {_MARK[row['status']]} {b:>5} {c:>5}  {row['action']}  [{status}]")
     if hidden:
         lines.append(f"    ... {hidden} matched step(s)")
-    return "\n".join(lines)
+    return "\n".join(term_text(line) for line in lines)

@@ -243,19 +243,25 @@ def _percent(
     bf, cf = b.astype(np.float64), c.astype(np.float64)
     zero = b_known & (bf == 0)
     ok = b_known & c_known & ~zero
-    # overflow gives inf, as the Python reference (pct_delta) does for the same floats
+    # a change that overflows a float is undefined (null, "not_finite"), as in pct_delta
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if b.dtype.kind in "iu":
             value = ((c - b).astype(np.float64) / np.where(ok, bf, 1.0)) * 100.0
         else:
             value = ((cf - bf) / np.where(ok, bf, 1.0)) * 100.0
+    huge = ok & ~np.isfinite(value)
+    ok &= ~huge
     values: list[float | None] = [
         v if k else None for v, k in zip(value.tolist(), ok.tolist(), strict=True)
     ]
     reason = np.where(
         ~b_known,
         "baseline_unknown",
-        np.where(~c_known, "candidate_unknown", np.where(zero, "baseline_zero", "")),
+        np.where(
+            ~c_known,
+            "candidate_unknown",
+            np.where(zero, "baseline_zero", np.where(huge, "not_finite", "")),
+        ),
     )
     return values, [r or None for r in reason.tolist()]
 

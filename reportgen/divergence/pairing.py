@@ -104,12 +104,18 @@ def _pair_by_key(
         con.unregister("pair_sides")
     result = Pairing()
     seen: dict[str, int] = {}
+    used: set[str] = set()
     for suite, task_id, batch, trial, b, c in rows:
         if b is None or c is None:
             side, run_id = ("candidate", c) if b is None else ("baseline", b)
             result.unpaired.append(Unpaired(side, run_id, suite, task_id, batch, trial))
             continue
-        pid = pair_id(suite, task_id, batch, trial)
-        seen[pid] = seen.get(pid, 0) + 1
-        result.pairs.append(Pair(pid if seen[pid] == 1 else f"{pid}~{seen[pid]}", task_id, b, c))
+        base = pair_id(suite, task_id, batch, trial)
+        n = seen[base] = seen.get(base, 0) + 1
+        pid = base if n == 1 else f"{base}~{n}"
+        while pid in used:  # ids may hold "/", "#" or "~" themselves: keep pair ids unique
+            n = seen[base] = n + 1
+            pid = f"{base}~{n}"
+        used.add(pid)
+        result.pairs.append(Pair(pid, task_id, b, c))
     return result

@@ -9,6 +9,7 @@ numbers for many pairs at once; these functions are the slow reference it is tes
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -28,6 +29,7 @@ DELTA_NOTES: Final[dict[str, str]] = {
     "baseline_unknown": "baseline {what} unknown (given neither by the run nor by its steps)",
     "candidate_unknown": "candidate {what} unknown (given neither by the run nor by its steps)",
     "baseline_zero": "baseline {what} is 0, so a percentage change is undefined",
+    "not_finite": "the percentage change of {what} is too large to represent as a number",
 }
 
 
@@ -269,12 +271,19 @@ def pct_delta(
 ) -> tuple[float | None, str | None]:
     """Percentage change from baseline to candidate, or (None, reason) when it is undefined.
 
-    Undefined when either side is unknown or the baseline is 0 (no ``inf``, no made-up +100%)."""
+    Undefined when either side is unknown or the baseline is 0 (no ``inf``, no made-up +100%),
+    and when the change overflows a float (a tiny baseline, a huge candidate)."""
     code = delta_reason(baseline, candidate)
     if code is not None:
         return None, DELTA_NOTES[code].format(what=what)
     assert baseline is not None and candidate is not None
-    return ((candidate - baseline) / baseline) * 100.0, None
+    try:
+        value = ((candidate - baseline) / baseline) * 100.0
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        return None, DELTA_NOTES["not_finite"].format(what=what)
+    return value, None
 
 
 def delta_reason(baseline: float | None, candidate: float | None) -> str | None:

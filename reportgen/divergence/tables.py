@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from reportgen.divergence.compare import Comparison
 from reportgen.divergence.records import PairRecord
 from reportgen.gating import pair_metrics
+from reportgen.reports.escape import md_code, md_text, term_text
 
 #: Pair rows shown at most: at a terminal, and in Markdown (GitHub caps a PR comment at
 #: 65,536 characters and a job summary at 1 MiB). Failed pairs come first; --json has all.
@@ -90,24 +92,30 @@ def print_terminal(console: Console, comparison: Comparison) -> None:
         )
     shown, more = _shown(comparison, TERMINAL_ROWS)
     for pair in shown:
-        cells = row(pair)
+        cells = (term_text(pair["pair_id"]), *row(pair)[1:])
         style = None if pair["passed"] else "red"
-        table.add_row(*cells, style=style)
+        table.add_row(*(Text(c) for c in cells), style=style)
     console.print(table)
     if more:
         console.print(more, markup=False)
+    # lines holding agent text are never wrapped, so agent text never starts a line
     for unpaired in comparison.unpaired:
         console.print(
-            f"unpaired {unpaired.side} run {unpaired.run_id} (task {unpaired.task_id}, batch {unpaired.batch})",
-            markup=False,
+            Text(
+                f"unpaired {unpaired.side} run {term_text(unpaired.run_id)} (task "
+                f"{term_text(unpaired.task_id)}, batch {term_text(unpaired.batch)})"
+            ),
+            soft_wrap=True,
         )
     for line in convergence_lines(comparison):
-        console.print(line, markup=False, style="red")
+        console.print(Text(term_text(line), style="red"), soft_wrap=True)
     console.print(thresholds_line(comparison), markup=False)
     console.print(verdict_line(comparison), markup=False)
 
 
 def _md_cell(text: str) -> str:
+    """reportgen's own text (numbers, gate names, file paths) in a Markdown table cell or
+    line: kept on one line, ``|`` escaped, no HTML. Agent text goes through ``md_text``."""
     return (
         text.replace("|", "\\|")
         .replace("\n", " ")
@@ -132,17 +140,18 @@ def markdown(comparison: Comparison) -> str:
     )
     shown, more = _shown(comparison, MARKDOWN_ROWS)
     for pair in shown:
-        lines.append("| " + " | ".join(_md_cell(c) for c in row(pair)) + " |")
+        cells = [md_text(pair["pair_id"])] + [_md_cell(c) for c in row(pair)[1:]]
+        lines.append("| " + " | ".join(cells) + " |")
     if more:
         lines += ["", _md_cell(more)]
     if comparison.unpaired:
         lines += ["", "Unpaired runs:", ""]
         lines += [
-            f"- {u.side} `{_md_cell(u.run_id)}` (task `{_md_cell(u.task_id)}`)"
+            f"- {u.side} {md_code(u.run_id)} (task {md_code(u.task_id)})"
             for u in comparison.unpaired
         ]
     failing = convergence_lines(comparison)
     if failing:
-        lines += ["", "Groups that did not converge:", ""] + [f"- {_md_cell(x)}" for x in failing]
+        lines += ["", "Groups that did not converge:", ""] + [f"- {md_text(x)}" for x in failing]
     lines += ["", _md_cell(thresholds_line(comparison)), ""]
     return "\n".join(lines)

@@ -1,8 +1,13 @@
-"""Suite notes: a README.md in an ingested folder describes the suites of the runs under it."""
+"""Suite notes: a README.md in an ingested folder describes the suites of the runs under it.
+
+A README.md that is a symlink, or that lies under a symlinked folder (resolving outside the
+ingested folder), is never read: it could point at any file of the machine (a secret env
+file), which the site would then publish."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -13,14 +18,30 @@ from reportgen.formats.source import SourceFile
 MAX_NOTE_BYTES = 1 << 20
 
 
+def _plain_note(note: Path, root: Path) -> bool:
+    """True for a regular README.md that is no symlink and resolves inside ``root``."""
+    if note.is_symlink() or not note.is_file():
+        return False
+    return note.resolve().is_relative_to(root)
+
+
 def find_notes(paths: Iterable[str | Path]) -> list[Path]:
-    """README.md files in the given folders (recursively), sorted."""
+    """README.md files in the given folders (recursively; symlinks never followed), sorted."""
     found: set[Path] = set()
     for given in paths:
         folder = Path(given)
         if folder.is_dir():
-            found.update(p for p in folder.rglob("README.md") if p.is_file())
+            root = folder.resolve()
+            found.update(p for p in folder.rglob("README.md") if _plain_note(p, root))
     return sorted(found)
+
+
+def read_note(note: Path) -> bytes:
+    """The first MAX_NOTE_BYTES of a note, refusing a symlink even if one was swapped in
+    since ``find_notes`` looked (``O_NOFOLLOW``)."""
+    fd = os.open(note, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as file:
+        return file.read(MAX_NOTE_BYTES)
 
 
 def stage_notes(
@@ -34,11 +55,14 @@ def stage_notes(
     staged = con.execute("SELECT DISTINCT suite, source_file FROM stage_runs").fetchall()
     written = 0
     for note in notes:
+        try:
+            raw = read_note(note)
+        except OSError:  # swapped for a symlink, or gone, since find_notes: not a note
+            continue
         folder = note.parent.resolve()
         suites = sorted(
             {suite for suite, display in staged if by_display[display].is_relative_to(folder)}
         )
-        raw = note.read_bytes()[:MAX_NOTE_BYTES]
         text = raw.decode("utf-8", errors="replace")
         digest = hashlib.sha256(raw).hexdigest()
         for suite in suites:

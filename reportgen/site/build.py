@@ -16,7 +16,7 @@ from reportgen.errors import UsageError
 from reportgen.resources import shipped_dir
 from reportgen.site import paths
 from reportgen.site.context import LazyPage, Link, Page
-from reportgen.site.data import SiteData, load_site_data
+from reportgen.site.data import SiteData, archive_ids, load_site_data
 from reportgen.site.export import export_parquet
 from reportgen.site.pages_compare import Verdicts, compare_page, pair_pages
 from reportgen.site.pages_convergence import convergence_pages
@@ -24,7 +24,7 @@ from reportgen.site.pages_iterations import iteration_pages
 from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
 from reportgen.site.pages_runs import run_pages, task_pages
 from reportgen.site.render import Renderer
-from reportgen.site.writer import SiteWriter
+from reportgen.site.writer import SiteWriter, write_error
 
 
 @dataclass(frozen=True)
@@ -53,22 +53,30 @@ class BuildReport:
 
 
 def resolve_build_time(build_time: str | None) -> str:
-    """The build's one time stamp: ``build_time``, else SOURCE_DATE_EPOCH, else now (UTC)."""
+    """The build's one time stamp: ``build_time``, else SOURCE_DATE_EPOCH, else now (UTC).
+    A value that is not a time in years 1 to 9999 (UTC) is a usage error naming its source."""
     if build_time is not None:
         try:
             moment = datetime.fromisoformat(build_time.replace("Z", "+00:00"))
-        except ValueError:
-            raise UsageError(f"--build-time {build_time!r} is not an ISO 8601 time") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            moment = moment.astimezone(UTC)
+        except (ValueError, OverflowError):
+            raise UsageError(
+                f"--build-time {build_time!r} is not an ISO 8601 time in years 1 to 9999"
+            ) from None
     elif os.environ.get("SOURCE_DATE_EPOCH", "").strip():
+        raw = os.environ["SOURCE_DATE_EPOCH"]
         try:
-            moment = datetime.fromtimestamp(int(os.environ["SOURCE_DATE_EPOCH"]), UTC)
-        except ValueError:
-            raise UsageError("SOURCE_DATE_EPOCH is not a whole number of seconds") from None
+            moment = datetime.fromtimestamp(int(raw), UTC)
+        except (ValueError, OverflowError, OSError):
+            raise UsageError(
+                f"SOURCE_DATE_EPOCH {raw.strip()[:40]!r} is not a whole number of seconds "
+                "since 1970 in years 1 to 9999"
+            ) from None
     else:
         moment = datetime.now(UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _nav(data: SiteData) -> list[Link]:
@@ -139,20 +147,26 @@ def build_site(
     con = connect(db, read_only=True)
     writer = SiteWriter(out)
     try:
-        data = load_site_data(con, baseline_label, candidate_label)
+        ids = [*archive_ids(con), baseline_label, candidate_label]
         seen: set[str] = set()
-        for page in all_pages(data, stamp, verdicts):
-            if page.path in seen:
-                raise RuntimeError(f"two pages want the same path: {page.path}")
-            seen.add(page.path)
-            if isinstance(page, LazyPage):
-                digest = renderer.inputs_hash(page.template, page.inputs)
-                writer.page(page.path, digest, partial(_render_lazy, renderer, page))
-            else:
-                writer.page(page.path, renderer.page_hash(page), partial(renderer.render, page))
+        with paths.known_ids(ids):
+            data = load_site_data(con, baseline_label, candidate_label)
+            for page in all_pages(data, stamp, verdicts):
+                if page.path in seen:
+                    raise RuntimeError(f"two pages want the same path: {page.path}")
+                seen.add(page.path)
+                if isinstance(page, LazyPage):
+                    digest = renderer.inputs_hash(page.template, page.inputs)
+                    writer.page(page.path, digest, partial(_render_lazy, renderer, page))
+                else:
+                    digest = renderer.page_hash(page)
+                    writer.page(page.path, digest, partial(renderer.render, page))
         export_parquet(con, writer.tmp / "data")
         _assets(writer)
         writer.commit()
+    except OSError as error:  # a full disk, no permission: one line, the old site untouched
+        writer.abort()
+        raise write_error(out, error) from None
     except BaseException:
         writer.abort()
         raise

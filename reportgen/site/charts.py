@@ -15,6 +15,18 @@ LABEL_COLOURS = ("#1f5fa8", "#d1495b", "#2a9d8f", "#e9a23b", "#6c4f9c", "#7a7a7a
 _FONT = {"family": "system-ui, -apple-system, 'Segoe UI', sans-serif", "size": 12}
 
 
+def chart_text(text: object, limit: int | None = None) -> str:
+    """Agent text for any text Plotly draws (trace names, hover text and custom data, tick
+    labels of category axes, annotations, titles): shortened to ``limit`` characters, with
+    ``&``, ``<`` and ``>`` as entities. Plotly reads a subset of HTML in these (links, bold,
+    line breaks) and shows entities as the characters they stand for, so the text reads as
+    itself and never becomes markup."""
+    value = str(text)
+    if limit is not None and len(value) > limit:
+        value = value[: limit - 1] + "\u2026"
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def r6(value: float | None) -> float | None:
     """Round to 6 significant digits (None and non-finite values become None)."""
     if value is None or not math.isfinite(value):
@@ -71,7 +83,8 @@ def step_timeline(chart_id: str, steps: Sequence[StepView]) -> Chart:
                 "y": [r6(s.latency_ms or 0.0) for s in picked],
                 "marker": {"color": colour},
                 "customdata": [
-                    [s.action, s.tokens_in, s.tokens_out, r6(s.cost_usd)] for s in picked
+                    [chart_text(s.action), s.tokens_in, s.tokens_out, r6(s.cost_usd)]
+                    for s in picked
                 ],
                 "hovertemplate": "step %{x}: %{customdata[0]}<br>%{y} ms<br>tokens "
                 "%{customdata[1]} in / %{customdata[2]} out<br>$%{customdata[3]}<extra>%{fullData.name}</extra>",
@@ -104,8 +117,8 @@ def nightly_lines(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": label,
-                "x": [night for night, _ in values],
+                "name": chart_text(label),
+                "x": [chart_text(night) for night, _ in values],
                 "y": [r6(v) for _, v in values],
                 "line": {"color": colour},
             }
@@ -118,8 +131,8 @@ def nightly_lines(
                 {
                     "type": "scatter",
                     "mode": "markers",
-                    "name": f"{label}: change point",
-                    "x": at,
+                    "name": chart_text(f"{label}: change point"),
+                    "x": [chart_text(night) for night in at],
                     "y": [r6(flagged[n]) for n in at],
                     "marker": {
                         "size": 14,

@@ -68,6 +68,20 @@ def asdict_shallow(info: PairInfo) -> dict[str, Any]:
     return {name: getattr(info, name) for name in info.__dataclass_fields__}
 
 
+_IDS_SQL = """
+SELECT DISTINCT id FROM (
+    SELECT unnest([run_id, suite, label, task_id, batch]) AS id FROM runs
+    UNION ALL SELECT run_id FROM iterations
+    UNION ALL SELECT unnest([run_id, suite, label, task_id, batch]) FROM outputs
+) WHERE id IS NOT NULL ORDER BY id
+"""
+
+
+def archive_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every id the site may name a page after (runs, suites, labels, tasks, nights)."""
+    return [str(row[0]) for row in con.execute(_IDS_SQL).fetchall()]
+
+
 def _rows(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
     """Rows of a site_*.sql query as dicts."""
     result: list[dict[str, Any]] = con.sql(load_sql(name)).to_arrow_table().to_pylist()
@@ -81,9 +95,13 @@ def _pairs(
     pairing = pair_labels(con, base, cand)
     metrics = pair_metrics(con, pairing.pairs) if pairing.pairs else []
     infos: list[PairInfo] = []
+    # pairs sharing suite, task, night and trial are numbered in order (never parsed back out
+    # of the pair id: a task id may hold "~" itself)
+    seen: dict[tuple[str, str, str, int], int] = {}
     for pair, values in zip(pairing.pairs, metrics, strict=True):
         run = runs_by_id[pair.baseline_run_id]
-        duplicate = int(pair.pair_id.rpartition("~")[2]) if "~" in pair.pair_id else 1
+        key = (run["suite"], pair.task_id, run["batch"], run["trial"])
+        duplicate = seen[key] = seen.get(key, 0) + 1
         path = paths.pair_path(
             base, cand, run["suite"], pair.task_id, run["batch"], run["trial"], duplicate
         )

@@ -19,7 +19,7 @@ import duckdb
 from reportgen.convergence.archive import convergence_report, history_series
 from reportgen.convergence.members import read_members
 from reportgen.site import fmt, paths
-from reportgen.site.charts import LABEL_COLOURS, r6
+from reportgen.site.charts import LABEL_COLOURS, chart_text, r6
 from reportgen.site.context import Chart, Link, Page
 
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ def convergence_history_charts(data: SiteData, suite: str) -> list[Chart]:
         for i, s in enumerate(sorted(rows, key=lambda r: r["task_id"])):
             traces.append({
                 "type": "scatter", "mode": "lines+markers", "name": _safe(s["task_id"]),
-                "x": [p["batch"] for p in s["points"]],
+                "x": [chart_text(p["batch"]) for p in s["points"]],
                 "y": [r6(p["convergence_score"]) for p in s["points"]],
                 "line": {"color": LABEL_COLOURS[i % len(LABEL_COLOURS)]},
                 "customdata": [[p["num_runs"], r6(p["exact_match_rate"])] for p in s["points"]],
@@ -280,6 +280,5 @@ def convergence_rows(
 
 
 def _safe(text: str) -> str:
-    import html
-
-    return html.escape(text if len(text) <= 40 else text[:39] + "\u2026", quote=True)
+    """A task id as a chart label (see ``charts.chart_text``)."""
+    return chart_text(text, 40)

@@ -8,7 +8,6 @@ HTML) they are HTML-escaped so they show as text."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -18,7 +17,7 @@ import duckdb
 
 from reportgen.iterations import analyse, compare_page_data, page_data
 from reportgen.site import fmt, paths
-from reportgen.site.charts import LABEL_COLOURS, r6
+from reportgen.site.charts import LABEL_COLOURS, chart_text, r6
 from reportgen.site.context import Chart, Link, Page
 
 if TYPE_CHECKING:
@@ -91,8 +90,7 @@ class IterationsComparePage(Page):
 def _chart_text(text: str, limit: int = 28) -> str:
     """Agent text for a chart label: shortened, and HTML-escaped (Plotly reads a little HTML
     in labels and shows entities as the characters they stand for)."""
-    short = text if len(text) <= limit else text[: limit - 1] + "\u2026"
-    return html.escape(short, quote=True)
+    return chart_text(text, limit)
 
 
 def _layout(x_title: str, y_title: str, **extra: Any) -> dict[str, Any]:

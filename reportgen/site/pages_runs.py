@@ -16,7 +16,7 @@ from reportgen.site.data import PairInfo, SiteData
 from reportgen.site.notes_html import render_notes
 from reportgen.site.pages_convergence import convergence_rows
 from reportgen.site.pages_iterations import iteration_links
-from reportgen.site.steps import RUN_TEXT_LIMIT, run_loops, step_views
+from reportgen.site.steps import RUN_TEXT_LIMIT, pretty_json, run_loops, step_views
 
 _RUN_FIELDS = (
     "run_id", "suite", "label", "task_id", "batch", "trial", "started_at", "success", "reward",
@@ -28,13 +28,13 @@ def _meta(raw: str | None) -> tuple[list[tuple[str, str]], str | None]:
     """A run's meta as sorted (key, text) items, and its Markdown notes apart."""
     try:
         meta = json.loads(raw) if raw else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # too deeply nested to parse: shown as it is
         meta = {"meta": raw}
     if not isinstance(meta, dict):
         meta = {"meta": meta}
     notes = meta.pop("notes", None)
     items = [
-        (str(k), v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True))
+        (str(k), v if isinstance(v, str) else pretty_json(v, indent=None, sort_keys=True))
         for k, v in sorted(meta.items())
     ]
     return items, (notes if isinstance(notes, str) else None)

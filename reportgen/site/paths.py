@@ -1,18 +1,36 @@
 """Stable, human-readable, safe relative paths for every page of the site.
 
-Ids come from agent traces and are hostile: each path segment is lower-cased and reduced to
-``[a-z0-9._-]``; whenever that loses information a short hash of the original id is appended,
-so two ids never share a path and the same id always gets the same path."""
+Ids come from agent traces and are hostile. Two ids never share a page, by construction:
+
+- an id that is already a safe segment (``[a-z0-9._-]``) is used as it is, unless it ends like
+  a name this module makes (``-`` plus 6 or 64 hex digits, ``-t<n>``, ``-dup<n>``) or in
+  ``.html`` (a folder named like the page beside it);
+- any other id is lower-cased, reduced to ``[a-z0-9._-]`` and given ``-`` plus 6 hex digits
+  of its SHA-1, so it always ends like a made name and never equals a kept id;
+- two ids whose 6-digit names would still clash (``known_ids`` gets every id of the build)
+  both get the 64 hex digits of their SHA-256 instead;
+- a pair page's name adds ``-t<trial>`` and ``-dup<n>``, which no segment ends with.
+
+The same id gets the same path from build to build unless a clashing id arrives."""
 
 from __future__ import annotations
 
 import hashlib
 import posixpath
 import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _MAX_SEGMENT = 60
+#: Endings of the names this module makes (and ``.html``, so that no folder is named like a
+#: page beside it); an id ending so is never used as it is.
+_MADE = re.compile(r"-(?:[0-9a-f]{6}|[0-9a-f]{64}|t\d+|dup\d+)$|\.html$")
+#: Ids of the current build whose short names clash: they get the long hash.
+_LONG: ContextVar[frozenset[str]] = ContextVar("reportgen_long_names", default=frozenset())
 
 
 def _short_hash(text: str) -> str:
@@ -20,12 +38,54 @@ def _short_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
 
 
+def _hash(text: str) -> str:
+    """The id's hash suffix: 6 hex digits, or 64 (SHA-256) when its short name clashes."""
+    if text in _LONG.get():
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _short_hash(text)
+
+
+def _lowered(text: str) -> str:
+    return _UNSAFE.sub("-", text.lower()).strip("-._")[:_MAX_SEGMENT].strip("-._")
+
+
+def _kept(text: str) -> bool:
+    """True when ``text`` is used as its own segment."""
+    return bool(text) and _lowered(text) == text and not _MADE.search(text)
+
+
 def slug(text: str) -> str:
     """One safe path segment for ``text``; ``text`` itself when it is already safe."""
-    lowered = _UNSAFE.sub("-", text.lower()).strip("-._")[:_MAX_SEGMENT].strip("-._")
-    if lowered == text and text:
+    if _kept(text):
         return text
-    return f"{lowered}-{_short_hash(text)}" if lowered else f"id-{_short_hash(text)}"
+    lowered = _lowered(text)
+    return f"{lowered}-{_hash(text)}" if lowered else f"id-{_hash(text)}"
+
+
+def clashing_ids(ids: Iterable[str]) -> frozenset[str]:
+    """The ids whose short names (as ``slug`` or as a coding-loop run segment) are shared
+    with another id: those get the 64-digit hash."""
+    names: dict[str, set[str]] = defaultdict(set)
+    token = _LONG.set(frozenset())
+    try:
+        for text in set(ids):
+            names[slug(text)].add(text)
+            names[_run_segment(text)].add(text)
+    finally:
+        _LONG.reset(token)
+    return frozenset(t for group in names.values() if len(group) > 1 for t in group)
+
+
+@contextmanager
+def known_ids(ids: Iterable[str]) -> Iterator[frozenset[str]]:
+    """Name pages, within the block, knowing every id of the build, so that no two short
+    names clash (per thread and task: concurrent builds do not see each other's ids)."""
+    long = clashing_ids(ids)
+    token = _LONG.set(long)
+    try:
+        yield long
+    finally:
+        _LONG.reset(token)
 
 
 def _file(*segments: str) -> str:
@@ -67,9 +127,12 @@ def pair_path(
     trial: int,
     duplicate: int = 1,
 ) -> str:
-    """One pair's page: ``compare/<b>..<c>/<suite>/<task>/<batch>[-t<trial>][-<n>].html``."""
+    """One pair's page: ``compare/<b>..<c>/<suite>/<task>/<batch>[-t<trial>][-dup<n>].html``
+    (no segment ends in ``-t<n>`` or ``-dup<n>``, so the name is never another pair's)."""
     name = (
-        slug(batch) + (f"-t{trial}" if trial else "") + (f"-{duplicate}" if duplicate > 1 else "")
+        slug(batch)
+        + (f"-t{trial}" if trial else "")
+        + (f"-dup{duplicate}" if duplicate > 1 else "")
     )
     return _file(
         compare_dir(baseline_label, candidate_label), slug(suite), slug(task_id), f"{name}.html"
@@ -94,7 +157,7 @@ def _run_segment(run_id: str) -> str:
     of a side-by-side page)."""
     segment = slug(run_id)
     if ".." in segment:
-        segment = f"{segment.replace('.', '-')}-{_short_hash(run_id)}"
+        segment = f"{segment.replace('.', '-')}-{_hash(run_id)}"
     return segment
 
 

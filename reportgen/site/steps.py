@@ -18,17 +18,55 @@ RUN_TEXT_LIMIT = 6000
 PAIR_TEXT_LIMIT = 1200
 
 
+#: Deepest nesting shown on a page; deeper objects and arrays show as ``…``.
+MAX_DEPTH = 32
+_CUT = "\x00\u2026cut\x00"
+
+
+def _depth(value: Any) -> int:
+    """How deeply objects and arrays nest in ``value`` (iterative: any depth is safe)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend(
+                (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
+            )
+    return deepest
+
+
+def _cut(value: Any, depth: int = 1) -> Any:
+    """``value`` with objects and arrays nested deeper than MAX_DEPTH replaced by a marker."""
+    if isinstance(value, dict | list) and depth > MAX_DEPTH:
+        return _CUT
+    if isinstance(value, dict):
+        return {k: _cut(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(v, depth + 1) for v in value]
+    return value
+
+
+def pretty_json(value: Any, *, indent: int | None = 2, sort_keys: bool = False) -> str:
+    """JSON of a parsed payload (indented by default), nesting beyond MAX_DEPTH shown as ``…``."""
+    if _depth(value) <= MAX_DEPTH:
+        return json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=sort_keys)
+    text = json.dumps(_cut(value), indent=indent, ensure_ascii=False, sort_keys=sort_keys)
+    return text.replace(json.dumps(_CUT, ensure_ascii=False), "\u2026")
+
+
 @lru_cache(maxsize=1 << 16)
 def payload_text(raw: str | None, limit: int) -> str:
-    """A payload (JSON text) as people read it: strings bare, other values indented JSON.
+    """A payload (JSON text) as people read it: strings bare, other values indented JSON
+    (see ``pretty_json``); text too deeply nested to parse is shown as it is.
     Cached: the same inputs and outputs recur across nights, labels and trials."""
     if raw is None:
         return ""
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         value = raw
-    text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+    text = value if isinstance(value, str) else pretty_json(value)
     if len(text) > limit:
         return f"{text[:limit]}\n… ({len(text) - limit} more characters; see data/steps.parquet)"
     return text
