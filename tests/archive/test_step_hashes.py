@@ -8,6 +8,7 @@ import duckdb
 import pytest
 
 from reportgen.archive.connection import connect
+from reportgen.errors import InputError
 from reportgen.metrics.divergence import Pair, insert_runs, pair_metrics
 from reportgen.metrics.trajectory import Run, Step, compare_pair
 
@@ -126,5 +127,7 @@ def test_not_an_archive_still_fails_clearly(tmp_path: Path, read_only: bool) -> 
     other = duckdb.connect(str(db))
     other.execute("CREATE TABLE x AS SELECT 1 AS y")
     other.close()
-    con = connect(db, read_only=read_only)
-    con.close()
+    before = db.read_bytes()
+    with pytest.raises(InputError, match="not a reportgen archive"):
+        connect(db, read_only=read_only)
+    assert db.read_bytes() == before

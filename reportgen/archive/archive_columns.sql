@@ -1,0 +1,6 @@
+-- The tables and columns of the open archive's main schema (to recognise a reportgen archive,
+-- and one written by a newer reportgen, before anything is written to it).
+SELECT table_name, column_name, is_nullable, column_default IS NOT NULL AS has_default
+FROM duckdb_columns()
+WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
+ORDER BY table_name, column_index
