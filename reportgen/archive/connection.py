@@ -40,8 +40,8 @@ def connect(
 
     This is the one place archives are opened, so it is where a file is refused, untouched,
     when it is not a DuckDB file, is a DuckDB file with other tables, was written by a newer
-    reportgen, is in use by another writer, or is damaged (every block is read and checked when
-    opened read-only). ``display`` names the file in errors (default: ``path`` as given).
+    reportgen, is in use by another writer, or is damaged (every block of an existing archive is read
+    and checked). ``display`` names the file in errors (default: ``path`` as given).
 
     Sessions run in UTC so that dates (batches) never depend on the machine's zone. An archive
     whose stored step hashes are missing or were computed by a different hash function is
@@ -63,6 +63,8 @@ def connect(
         if read_only and empty:
             raise InputError(name, "an empty DuckDB file, not an archive; run `reportgen ingest`")
         if not read_only:
+            if exists:
+                verify_blocks(con, name)  # never add to a damaged archive
             _create_schema(con)
             return con
         stale = not _step_hashes_current(con)
