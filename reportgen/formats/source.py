@@ -65,16 +65,22 @@ def discover(
             inside = sorted(_walk(path, sink))
             if not inside:
                 raise InputError(str(given), "folder holds no .json or .jsonl files")
-            found.extend((p, str(p)) for p in inside)
+            found.extend((_absolute(p), str(p)) for p in inside)
         elif kind in ("file", "symlink to a file"):
             if not is_input_file(path):
                 raise InputError(str(given), "not a .json, .jsonl, .json.gz or .jsonl.gz file")
-            found.append((path, str(given)))
+            found.append((_absolute(path), str(given)))
         elif kind == "missing":
             raise InputError(str(given), "no such file or folder")
         else:
             raise InputError(str(given), f"not a regular file or folder ({kind})")
     return found
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute as given (no ``~`` expansion, symlinks kept): DuckDB reads the
+    files by these names and would expand a leading ``~`` itself."""
+    return Path(os.path.abspath(path))
 
 
 def _kind(path: Path) -> str:

@@ -40,9 +40,10 @@ def test_enospc_while_writing_is_one_line(
 def test_enospc_on_a_first_load_leaves_nothing(
     tmp_path: Path, good_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(
-        loader, "_write", lambda *a, **k: (_ for _ in ()).throw(duckdb.IOException(ENOSPC))
-    )
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise duckdb.IOException(ENOSPC)
+
+    monkeypatch.setattr(loader, "_write", full)
     db = tmp_path / "new.duckdb"
     result = cli("ingest", good_file, "--db", db)
     assert result.exit_code == 1, result.output
