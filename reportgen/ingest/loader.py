@@ -103,11 +103,11 @@ def ingest(
         return load(lambda: db, ":memory:", own=False)
     display = str(db)
     target = archive_path(db)
+    _remove_stale_drafts(target)
     if os.path.lexists(target):
         if new_archive:
             raise InputError(display, _EXISTS)
         return load(lambda: connect(db), display, own=True)
-    _remove_stale_drafts(target)
     draft = target.with_name(
         f"{_DRAFT_PREFIX.format(name=target.name)}{os.getpid()}-{uuid.uuid4().hex[:12]}"
     )
