@@ -38,7 +38,8 @@ def stage_notes(
         suites = sorted(
             {suite for suite, display in staged if by_display[display].is_relative_to(folder)}
         )
-        raw = note.read_bytes()[:MAX_NOTE_BYTES]
+        with note.open("rb") as handle:  # at most MAX_NOTE_BYTES, however large the file
+            raw = handle.read(MAX_NOTE_BYTES)
         text = raw.decode("utf-8", errors="replace")
         digest = hashlib.sha256(raw).hexdigest()
         for suite in suites:

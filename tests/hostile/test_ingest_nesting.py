@@ -114,3 +114,18 @@ def test_converge_reader_reads_ordinary_input(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_bytes(b'["\xff"]')
     with pytest.raises(BadInput, match="not readable text"):
         load_json(str(tmp_path / "bad.json"))
+
+
+def test_deep_member_of_an_inspect_eval_zip(tmp_path: Path) -> None:
+    import zipfile
+
+    header = {"version": 2, "status": "success", "eval": {"task": "t", "model": "m"}}
+    log = tmp_path / "log.eval"
+    with zipfile.ZipFile(log, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps(header))
+        archive.writestr(
+            "samples/1_epoch_1.json", '{"id": 1, "x": ' + "[" * 5000 + "]" * 5000 + "}"
+        )
+    result = cli("ingest", log, "--db", tmp_path / "a.duckdb")
+    assert result.exit_code == 1, result.output
+    one_line(result.stderr, str(log), "nested more than")
