@@ -1,4 +1,5 @@
-"""Hatchling build hook: compile the Cython kernels (reportgen/divergence/_kernels.pyx).
+"""Hatchling build hook: compile the Cython kernels (reportgen/divergence/_kernels.pyx, and the
+JSON nesting scan reportgen/formats/_scan.pyx).
 
 A wheel gets the compiled module under reportgen/divergence/ and a platform tag; an editable
 install compiles it in place, next to the .pyx, where the source tree is imported from. A
@@ -16,7 +17,10 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-EXTENSIONS = {"reportgen.divergence._kernels": "reportgen/divergence/_kernels.pyx"}
+EXTENSIONS = {
+    "reportgen.divergence._kernels": "reportgen/divergence/_kernels.pyx",
+    "reportgen.formats._scan": "reportgen/formats/_scan.pyx",
+}
 
 
 def compile_extensions(root: Path, build_dir: Path) -> dict[str, Path]:

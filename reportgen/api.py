@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.divergence.compare import Comparison, compare_labels, compare_paths
+from reportgen.escape import term_text
 from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_thresholds
-from reportgen.reports.escape import term_text
 
 __all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
 

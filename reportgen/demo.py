@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from reportgen.archive import connect
+from reportgen.errors import UsageError, show
 from reportgen.ingest import IngestReport, ingest
 from reportgen.reports.summary import archive_summary
 from reportgen.resources import shipped_dir
@@ -15,12 +17,20 @@ from reportgen.resources import shipped_dir
 def run_demo(
     out: Path | None = None, *, site: bool = True
 ) -> tuple[Path, IngestReport, dict[str, Any]]:
-    """Ingest ``sample_runs/`` into ``out/reportgen.duckdb`` (a fresh temp folder by default)
-    and, with ``site``, build the static site into ``out/site``; the summary says where."""
+    """Ingest ``sample_runs/`` into a new ``out/reportgen.duckdb`` (a fresh temp folder by
+    default) and, with ``site``, build the static site into a new ``out/site``; the summary says
+    where. The demo never writes into files it did not create: an existing archive or site
+    there (e.g. ``--out .`` in a project) is a usage error, and nothing is changed."""
     folder = out if out is not None else Path(tempfile.mkdtemp(prefix="reportgen-demo-"))
-    folder.mkdir(parents=True, exist_ok=True)
     db = folder / "reportgen.duckdb"
-    report = ingest([shipped_dir("sample_runs")], db)
+    for existing in (db, folder / "site") if site else (db,):
+        if os.path.lexists(existing):
+            raise UsageError(
+                f"{show(str(existing))} already exists; the demo writes only new files, so "
+                "choose an empty or new --out folder"
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    report = ingest([shipped_dir("sample_runs")], db, new_archive=True)
     con = connect(db, read_only=True)
     try:
         summary = archive_summary(con)

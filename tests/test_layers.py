@@ -15,7 +15,7 @@ PACKAGE = Path(reportgen.__file__).parent
 
 #: Layer of each top-level module or package of reportgen: imports go to lower numbers only.
 LAYERS = {
-    "errors": 0, "_sql": 0, "_lazy": 0, "_gc": 0, "resources": 0,
+    "errors": 0, "_sql": 0, "_lazy": 0, "_gc": 0, "resources": 0, "escape": 0, "strict_json": 0,
     "gating": 1, "archive": 1,
     "failures": 2,
     "formats": 3,

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
+import stat
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -12,51 +16,214 @@ from reportgen.errors import InputError
 
 DEFAULT_DB = "reportgen.duckdb"
 SCHEMA_VERSION = "2"  # 2: steps.signature and steps.payload (step_hashes.sql)
+# A DuckDB file has "DUCK" at bytes 8-11 (after the header checksum).
+DUCKDB_MAGIC = b"DUCK"
+DUCKDB_MAGIC_END = 12
+LEFT = "the file is left untouched"
+_VERSIONED = re.compile(
+    r"(runs|steps|iterations|outputs|files|loads|suite_notes|archive_info)_v\d+"
+)
 TABLES = ("runs", "steps", "iterations", "outputs", "files", "loads", "suite_notes")
 
 
+def archive_path(path: str | Path) -> Path:
+    """The absolute path DuckDB is given for ``path``. A ``~`` is not expanded (a quoted
+    ``--db '~/x'`` means a folder named ``~``, as in the shell): DuckDB would expand it itself,
+    so it never sees a relative path."""
+    return Path(os.path.abspath(os.fspath(path)))
+
+
 def connect(
-    path: str | Path | None = None, *, read_only: bool = False
+    path: str | Path | None = None, *, read_only: bool = False, display: str | None = None
 ) -> duckdb.DuckDBPyConnection:
     """Connect to the archive at ``path`` (``None``: in memory), creating the schema if needed.
+
+    This is the one place archives are opened, so it is where a file is refused, untouched,
+    when it is not a DuckDB file, is a DuckDB file with other tables, was written by a newer
+    reportgen, is in use by another writer, or is damaged (every block of an existing archive is read
+    and checked). ``display`` names the file in errors (default: ``path`` as given).
 
     Sessions run in UTC so that dates (batches) never depend on the machine's zone. An archive
     whose stored step hashes are missing or were computed by a different hash function is
     brought up to date first, also when opened read-only (through a short writable session)."""
-    target = ":memory:" if path is None else str(path)
-    if read_only and path is not None and not Path(path).exists():
-        raise InputError(str(path), "no archive here; run `reportgen ingest` first")
-    con = _open(target, read_only)
-    if not read_only:
-        con.execute(load_sql("schema"))
-        con.execute(
-            "INSERT OR IGNORE INTO archive_info VALUES ('schema_version', ?)", [SCHEMA_VERSION]
-        )
-        _refresh_step_hashes(con)
-    elif not _step_hashes_current(con):
+    if path is None:
+        con = _open(":memory:", False, ":memory:")
+        _create_schema(con)
+        return con
+    name = str(path) if display is None else display
+    file = archive_path(path)
+    exists = _check_file(file, name)
+    if read_only and not exists:
+        raise InputError(name, "no archive here; run `reportgen ingest` first")
+    if not exists and not file.parent.is_dir():
+        raise InputError(name, f"folder {file.parent} does not exist")
+    con = _open(str(file), read_only, name)
+    try:
+        empty = _check_layout(con, name)
+        if read_only and empty:
+            raise InputError(name, "an empty DuckDB file, not an archive; run `reportgen ingest`")
+        if not read_only:
+            if exists:
+                verify_blocks(con, name)  # never add to a damaged archive
+            _create_schema(con)
+            return con
+        stale = not _step_hashes_current(con)
+        if not stale:
+            verify_blocks(con, name)
+            return con
+    except duckdb.Error as exc:
         con.close()
-        try:
-            connect(path).close()
-        except InputError as exc:
-            raise InputError(
-                target,
-                "the archive's step hashes must be computed for this version of reportgen and "
-                f"DuckDB, which needs it writable once: {exc.message}",
-            ) from None
-        con = _open(target, read_only)
-    return con
+        raise damaged(name, exc) from None
+    except BaseException:
+        con.close()
+        raise
+    con.close()
+    try:
+        connect(path, display=name).close()
+    except InputError as exc:
+        raise InputError(
+            name,
+            "the archive's step hashes must be computed for this version of reportgen and "
+            f"DuckDB, which needs it writable once: {exc.message}",
+        ) from None
+    return connect(path, read_only=True, display=name)
 
 
-def _open(target: str, read_only: bool) -> duckdb.DuckDBPyConnection:
+def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the archive tables where missing and bring the step hashes up to date."""
+    con.execute(load_sql("schema"))
+    con.execute("INSERT OR IGNORE INTO archive_info VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+    _refresh_step_hashes(con)
+
+
+def _check_file(file: Path, name: str) -> bool:
+    """False when nothing is at ``file``; True for a regular file that starts like a DuckDB
+    database; an InputError for anything else (which is then never opened, so never changed)."""
+    try:
+        info = file.stat()
+    except FileNotFoundError:
+        if file.is_symlink():
+            raise InputError(name, "a dangling symlink, not an archive") from None
+        return False
+    except OSError as exc:
+        raise InputError(name, f"cannot use as an archive: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(name, "not a regular file, so not an archive; the file is left untouched")
+    try:
+        with file.open("rb") as handle:
+            header = handle.read(DUCKDB_MAGIC_END)
+    except OSError as exc:
+        raise InputError(name, f"cannot read: {exc.strerror}") from None
+    if header[DUCKDB_MAGIC_END - len(DUCKDB_MAGIC) :] != DUCKDB_MAGIC:
+        raise InputError(
+            name, "not a DuckDB archive (an existing file of another kind); it is left untouched"
+        )
+    return True
+
+
+def _check_layout(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """True for an empty DuckDB file, False for a reportgen archive this version can use; an
+    InputError for other DuckDB files and for archives of a newer schema (never written to)."""
+    columns: dict[str, dict[str, tuple[bool, bool]]] = {}
+    for table, column, nullable, has_default in con.execute(load_sql("archive_columns")).fetchall():
+        columns.setdefault(table, {})[column] = (bool(nullable), bool(has_default))
+    if not columns:
+        return True
+    if "archive_info" not in columns:
+        shown = ", ".join(sorted(columns)[:5])
+        raise InputError(
+            name,
+            f"a DuckDB file that is not a reportgen archive (tables: {shown}); it is left untouched",
+        )
+    row = first_row(con, load_sql("schema_version"))
+    version = row[0] if row else None
+    newer = "written by a newer reportgen"
+    if version is not None and not str(version).isdigit():
+        raise InputError(name, f"unknown archive schema_version {str(version)[:40]!r}; {LEFT}")
+    if version is not None and int(version) > int(SCHEMA_VERSION):
+        raise InputError(
+            name,
+            f"{newer} (archive schema version {int(version)}, this version knows up to "
+            f"{SCHEMA_VERSION}); upgrade reportgen; {LEFT}",
+        )
+    known = _known_columns()
+    for table in sorted(columns):
+        if table not in known and _VERSIONED.fullmatch(table):
+            raise InputError(name, f"{newer} (it has table {table}); upgrade reportgen; {LEFT}")
+        for column, (nullable, has_default) in columns[table].items():
+            if table in known and column not in known[table] and not nullable and not has_default:
+                raise InputError(
+                    name,
+                    f"{newer} (column {table}.{column} is required and unknown here); "
+                    f"upgrade reportgen; {LEFT}",
+                )
+    return False
+
+
+@cache
+def _known_columns() -> dict[str, frozenset[str]]:
+    """The columns of every table of this version's schema (schema.sql in a scratch database)."""
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute(load_sql("schema"))
+        known: dict[str, set[str]] = {}
+        for table, column, _, _ in con.execute(load_sql("archive_columns")).fetchall():
+            known.setdefault(table, set()).add(column)
+    finally:
+        con.close()
+    known["steps"] |= {"signature", "payload"}
+    return {table: frozenset(cols) for table, cols in known.items()}
+
+
+def verify_blocks(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Read every value of every archive table, so a damaged (truncated, bit-flipped) archive
+    is one clear error now rather than a DuckDB exception deep inside a report."""
+    try:
+        present = {r[0] for r in con.execute(load_sql("archive_columns")).fetchall()}
+        for table in TABLES:
+            if table in present:
+                con.execute(load_sql("verify_table"), {"name": table}).fetchall()
+    except duckdb.Error as exc:
+        raise damaged(name, exc) from None
+
+
+def damaged(name: str, exc: BaseException) -> InputError:
+    """The one-line error for a DuckDB failure on an archive file: damaged, full disk, busy."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    text = re.sub(r"^[A-Za-z ]*Error: ", "", text)
+    if "Could not set lock" in text:
+        pid = re.search(r"\(PID (\d+)\)", text)
+        held = f" (process {pid[1]})" if pid else ""
+        return InputError(
+            name,
+            f"the archive is in use by another writer{held}; DuckDB allows one at a time, "
+            "try again when it is done",
+        )
+    if "No space left" in text or "ENOSPC" in text:
+        return InputError(
+            name, f"no space left on the device; the archive is unchanged ({text[:160]})"
+        )
+    if (
+        "Corrupt database" in text
+        or "Could not read enough bytes" in text
+        or "not a valid DuckDB" in text
+    ):
+        return InputError(name, f"the archive file is damaged (truncated or corrupt): {text[:160]}")
+    return InputError(name, f"cannot use the archive: {text[:200]}")
+
+
+def _open(target: str, read_only: bool, name: str) -> duckdb.DuckDBPyConnection:
     """A session on ``target`` in UTC, with the step hash macros defined."""
     try:
         con = duckdb.connect(target, read_only=read_only)
     except duckdb.Error as exc:
-        raise InputError(
-            target, f"cannot open as a DuckDB archive: {str(exc).splitlines()[0]}"
-        ) from None
-    con.execute("SET TimeZone = 'UTC'")
-    define_step_hashes(con)
+        raise damaged(name, exc) from None
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        define_step_hashes(con)
+    except duckdb.Error as exc:
+        con.close()
+        raise damaged(name, exc) from None
     return con
 
 

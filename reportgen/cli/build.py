@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from reportgen.cli.options import Db
-from reportgen.reports.json_out import strict_dumps
+from reportgen.strict_json import strict_dumps
 
 
 def build(

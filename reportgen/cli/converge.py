@@ -13,7 +13,7 @@ import typer
 
 from reportgen.cli.options import threshold_parser
 from reportgen.gating.metrics import MIN_CONVERGENCE
-from reportgen.reports.json_out import strict_dumps
+from reportgen.strict_json import strict_dumps
 
 BELOW_MINIMUM_EXIT = 3
 
@@ -43,7 +43,7 @@ def converge(
     ] = 2,
 ) -> None:
     """Score how alike N outputs of one task are: exact match, token overlap, divergence."""
-    from reportgen.convergence.inputs import read_runs
+    from reportgen.convergence.reading import read_runs
     from reportgen.convergence.scorer import score_runs
     from reportgen.gating.verdict import breaks
 

@@ -19,7 +19,7 @@ from reportgen.gating.metrics import (
     MAX_TOOL_ERROR_RATE,
 )
 from reportgen.iterations.model import MIN_STALLED
-from reportgen.reports.json_out import strict_dumps
+from reportgen.strict_json import strict_dumps
 
 
 def iterations(

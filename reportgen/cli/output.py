@@ -30,7 +30,7 @@ def err() -> Console:
 def print_json(data: Any) -> None:
     """Machine output: strict JSON (non-finite numbers as null), sorted keys, stable across
     runs; streamed, so a large report is never held as one string."""
-    from reportgen.reports.json_out import StrictJSONEncoder
+    from reportgen.strict_json import StrictJSONEncoder
 
     encoder = StrictJSONEncoder(indent=2, sort_keys=True, default=str)
     pending: list[str] = []

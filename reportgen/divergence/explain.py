@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from reportgen.divergence.records import PairRecord, StepDiff
-from reportgen.reports.escape import term_text
+from reportgen.escape import term_text
 
 WASTED = {"error", "retry", "abandoned"}
 

@@ -8,8 +8,8 @@ from rich.text import Text
 
 from reportgen.divergence.compare import Comparison
 from reportgen.divergence.records import PairRecord
+from reportgen.escape import md_code, md_text, term_text
 from reportgen.gating import pair_metrics
-from reportgen.reports.escape import md_code, md_text, term_text
 
 #: Pair rows shown at most: at a terminal, and in Markdown (GitHub caps a PR comment at
 #: 65,536 characters and a job summary at 1 MiB). Failed pairs come first; --json has all.

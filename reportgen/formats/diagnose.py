@@ -74,14 +74,47 @@ def parse_json(text: str) -> Any:
 
 
 def _records(path: Path, lines: bool) -> Iterator[tuple[int | None, str]]:
+    """The records of a file as text, with their line (None: the one document). Bytes that are
+    not UTF-8 raise ``_NotUtf8`` with the line and the byte offset within it."""
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", newline="") as handle:
+    with opener(path, "rb") as handle:
         if not lines:
-            yield None, handle.read()
+            yield None, _decode(handle.read(), None)
             return
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                yield number, line
+        for number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                yield number, _decode(raw, number)
+
+
+class _NotUtf8(Exception):
+    """A record's bytes are not UTF-8."""
+
+    def __init__(self, line: int | None, offset: int) -> None:
+        super().__init__(line, offset)
+        self.line = line
+        self.offset = offset
+
+
+def _decode(raw: bytes, line: int | None) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = line
+        offset = exc.start
+        if line is None:  # one document: count the lines before the bad byte
+            where = raw.count(b"\n", 0, exc.start) + 1
+            offset = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1)
+        raise _NotUtf8(where, offset) from None
+
+
+def _lone_surrogate(record: Any) -> bool:
+    """True when a string of ``record`` holds a lone surrogate (an escape such as ``\\udc80``
+    that is no character): DuckDB refuses those, so the diagnosis must too."""
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _field_path(parts: Any) -> str:
@@ -131,6 +164,13 @@ def first_problem(
                 )
             except ValueError as exc:
                 return InputError(display, f"invalid JSON: {exc}", line=line or 1)
+            if _lone_surrogate(record):
+                return InputError(
+                    display,
+                    "invalid JSON: a string holds a lone surrogate escape (e.g. \\udc80), "
+                    "which is no character",
+                    line=line or 1,
+                )
             records = (
                 record
                 if (not lines and isinstance(record, list) and schema_name != "outputs-v1")
@@ -143,8 +183,10 @@ def first_problem(
                     if len(records) > 1 or (not lines and isinstance(record, list)):
                         field = f"[{position}].{field}"
                     return InputError(display, message, line=line, field=field)
-    except UnicodeDecodeError as exc:
-        return InputError(display, f"not UTF-8 text (byte {exc.start} of the record)")
+    except _NotUtf8 as exc:
+        return InputError(
+            display, f"not UTF-8 text (byte {exc.offset + 1} of the line)", line=exc.line
+        )
     return None
 
 
@@ -171,19 +213,22 @@ def find_line(
     if not source.lines:
         return None
     seen = 0
-    for line, text in _records(source.path, True):
-        try:
-            record = json.loads(text)
-        except ValueError:
-            continue
-        if (
-            isinstance(record, dict)
-            and record.get(key) == value
-            and (also is None or record.get(also[0]) == also[1])
-        ):
-            seen += 1
-            if seen == occurrence:
-                return line
+    try:
+        for line, text in _records(source.path, True):
+            try:
+                record = json.loads(text)
+            except ValueError:
+                continue
+            if (
+                isinstance(record, dict)
+                and record.get(key) == value
+                and (also is None or record.get(also[0]) == also[1])
+            ):
+                seen += 1
+                if seen == occurrence:
+                    return line
+    except _NotUtf8:
+        return None
     return None
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import os
+import stat
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,12 +15,13 @@ from typing import BinaryIO
 
 import numpy as np
 
-from reportgen.errors import InputError
+from reportgen.errors import InputError, show
+from reportgen.formats.nesting import NestingScanner
 
 SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 # Other tools' document formats read by adapters: SWE-agent trajectories, Inspect AI zip logs.
 ADAPTER_SUFFIXES = (".traj", ".eval")
-CHUNK = 1 << 22
+CHUNK = 1 << 20
 HEAD_BYTES = 1 << 16
 
 
@@ -43,60 +47,150 @@ def is_input_file(path: Path) -> bool:
     return path.name.endswith(SUFFIXES + ADAPTER_SUFFIXES)
 
 
-def discover(paths: Iterable[str | Path]) -> list[tuple[Path, str]]:
-    """Expand files and folders (recursively) into ``(path, display name)`` pairs, sorted."""
+def discover(
+    paths: Iterable[str | Path], notices: list[str] | None = None
+) -> list[tuple[Path, str]]:
+    """Expand files and folders (recursively) into ``(path, display name)`` pairs, sorted.
+
+    Only regular files are read: inside folders, a symlink to a regular file is followed (and
+    said so in ``notices``), while FIFOs, devices, sockets, dangling symlinks, symlink loops and
+    symlinks to folders are skipped with a notice, so ingest never hangs or loops. A path given
+    explicitly that is none of a folder or a (symlink to a) regular file is an error."""
+    sink = notices if notices is not None else []
     found: list[tuple[Path, str]] = []
     for given in paths:
         path = Path(given)
-        if path.is_dir():
-            inside = sorted(_walk(path))
+        kind = _kind(path)
+        if kind == "folder":
+            inside = sorted(_walk(path, sink))
             if not inside:
                 raise InputError(str(given), "folder holds no .json or .jsonl files")
-            found.extend((p, str(p)) for p in inside)
-        elif path.is_file():
+            found.extend((_absolute(p), str(p)) for p in inside)
+        elif kind in ("file", "symlink to a file"):
             if not is_input_file(path):
                 raise InputError(str(given), "not a .json, .jsonl, .json.gz or .jsonl.gz file")
-            found.append((path, str(given)))
-        else:
+            found.append((_absolute(path), str(given)))
+        elif kind == "missing":
             raise InputError(str(given), "no such file or folder")
+        else:
+            raise InputError(str(given), f"not a regular file or folder ({kind})")
     return found
 
 
-def _walk(folder: Path) -> Iterator[Path]:
+def _absolute(path: Path) -> Path:
+    """``path`` made absolute as given (no ``~`` expansion, symlinks kept): DuckDB reads the
+    files by these names and would expand a leading ``~`` itself."""
+    return Path(os.path.abspath(path))
+
+
+def _kind(path: Path) -> str:
+    """What is at ``path``: folder, file, symlink to a file, missing, or why it is unreadable."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"cannot look at it: {exc.strerror}"
+    link = stat.S_ISLNK(mode)
+    if link:
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            return "a dangling symlink"
+        except OSError as exc:
+            return (
+                "a symlink loop"
+                if exc.errno == errno.ELOOP
+                else f"a broken symlink: {exc.strerror}"
+            )
+    if stat.S_ISDIR(mode):
+        return "symlink to a folder" if link else "folder"
+    if stat.S_ISREG(mode):
+        return "symlink to a file" if link else "file"
+    what = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"a symlink to {what}" if link else what
+
+
+def _walk(folder: Path, notices: list[str]) -> Iterator[Path]:
+    """Input files under ``folder``: hidden names skipped, symlinked folders not entered."""
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(d for d in dirs if Path(root, d).is_symlink() and not d.startswith(".")):
+            notices.append(
+                f"skipped {show(str(Path(root, name)))}: a symlink to a folder (not followed)"
+            )
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and not Path(root, d).is_symlink()
+        )
         for name in files:
             path = Path(root) / name
-            if is_input_file(path) and not name.startswith("."):
+            if not is_input_file(path) or name.startswith("."):
+                continue
+            kind = _kind(path)
+            if kind == "file":
                 yield path
+            elif kind == "symlink to a file":
+                notices.append(f"followed {show(str(path))}: a symlink to a regular file")
+                yield path
+            else:
+                notices.append(
+                    f"skipped {show(str(path))}: {kind.removeprefix('a ')}, not a regular file"
+                )
 
 
-def _open(path: Path) -> BinaryIO:
+def _open_raw(path: Path, display: str) -> BinaryIO:
+    """Open ``path`` for reading without ever blocking (a FIFO swapped in after discovery) and
+    refuse what is not a regular file, so a read always ends."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputError(display, f"cannot read: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(display, "not a regular file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _open(path: Path, display: str) -> BinaryIO:
+    raw = _open_raw(path, display)
     if path.name.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return path.open("rb")
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    return raw
 
 
 def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     """Hash a file and check what DuckDB would let through silently: emptiness, a byte-order
-    mark, and records longer than ``max_record_bytes`` (the longest line of a .jsonl file)."""
+    mark, records longer than ``max_record_bytes`` (a .jsonl line, or a whole document: checked
+    while streaming, so a gzip bomb stops at the limit), nesting deeper than ``MAX_DEPTH``, and
+    a second document in a .json file."""
     lines = path.name.endswith((".jsonl", ".jsonl.gz"))
+    document = not lines and not path.name.endswith(".eval")
     digest = hashlib.sha256()
-    with path.open("rb") as raw:
-        for block in iter(lambda: raw.read(CHUNK), b""):
-            digest.update(block)
+    with _open_raw(path, display) as raw:
+        try:
+            for block in iter(lambda: raw.read(CHUNK), b""):
+                digest.update(block)
+        except OSError as exc:
+            raise InputError(display, f"cannot read: {exc.strerror}") from None
     head = b""
     total = 0
     line_no = 1
     line_len = 0
     tail = b""
     suspicious = False
+    # An .eval zip holds many records (samples); its adapter checks each against the limit.
+    nesting = NestingScanner(lines) if not path.name.endswith(".eval") else None
     try:
-        with _open(path) as stream:
+        with _open(path, display) as stream:
             for block in iter(lambda: stream.read(CHUNK), b""):
                 if len(head) < HEAD_BYTES:
                     head += block[: HEAD_BYTES - len(head)]
                 total += len(block)
+                if document and total > max_record_bytes:
+                    raise InputError(
+                        display,
+                        f"document is over the {_mb(max_record_bytes)} limit per record (--max-record-mb)",
+                    )
                 window = tail + block
                 suspicious = suspicious or b"NaN" in window or b"Infinity" in window
                 tail = block[-8:]
@@ -104,20 +198,17 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
                     line_no, line_len = _longest_line(
                         block, line_no, line_len, max_record_bytes, display
                     )
-    except (OSError, EOFError) as exc:
-        raise InputError(display, f"cannot read: {exc}") from exc
+                problem = nesting.feed(block) if nesting is not None else None
+                if problem is not None:
+                    raise InputError(display, problem.message, line=problem.line)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(display, f"cannot read: {exc}") from None
     if head.startswith(b"\xef\xbb\xbf"):
         raise InputError(
             display, "starts with a UTF-8 byte-order mark; JSON must not have one", line=1
         )
     if not head.strip():
         raise InputError(display, "empty file")
-    # An .eval zip holds many records (samples); its adapter checks each against the limit.
-    if not lines and total > max_record_bytes and not path.name.endswith(".eval"):
-        raise InputError(
-            display,
-            f"document is {_mb(total)}, over the {_mb(max_record_bytes)} limit per record (--max-record-mb)",
-        )
     if suspicious:
         _refuse_non_finite(path, display, lines)
     return SourceFile(path, display, os.path.getsize(path), digest.hexdigest(), head, lines)
@@ -131,7 +222,7 @@ def _refuse_non_finite(path: Path, display: str, lines: bool) -> None:
     def refuse(name: str) -> float:
         raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
 
-    with _open(path) as stream:
+    with _open(path, display) as stream:
         records = enumerate(stream, start=1) if lines else [(1, stream.read())]
         for number, raw in records:
             try:

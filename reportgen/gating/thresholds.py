@@ -94,7 +94,7 @@ def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"{path}: cannot read config: {exc}") from None
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("reportgen", {})

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +18,14 @@ import duckdb
 import pyarrow as pa
 
 from reportgen._sql import load_sql
-from reportgen.archive.connection import connect
+from reportgen.archive.connection import archive_path, connect, damaged, first_row
 from reportgen.errors import InputError
 from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
+from reportgen.formats.diagnose import first_problem
 from reportgen.formats.registry import detect_format, get_format
 from reportgen.formats.source import SourceFile, discover, measure
 from reportgen.ingest.conflicts import check_conflicts
+from reportgen.ingest.options import check_max_record_mb
 from reportgen.ingest.suite_notes import find_notes, stage_notes
 
 ProgressHook = Callable[[str, int, int], None]
@@ -55,6 +60,12 @@ class IngestReport:
         }
 
 
+MAX_TOKENS = 10**12
+"""Largest token count stored: one count, or a run's steps summed (see token_limits.sql)."""
+
+Opener = Callable[[], duckdb.DuckDBPyConnection]
+
+
 def ingest(
     paths: Iterable[str | Path],
     db: str | Path | duckdb.DuckDBPyConnection,
@@ -65,18 +76,114 @@ def ingest(
     max_record_mb: float = 16,
     run_id_prefix: str = "",
     progress: ProgressHook | None = None,
+    new_archive: bool = False,
 ) -> IngestReport:
     """Load ``paths`` (files or folders) into the archive at ``db`` (a path, or an open
     connection, e.g. an in-memory archive for a one-off ``compare``).
 
     Raises InputError on the first bad file and leaves the archive exactly as it was. With
-    ``skip_invalid`` it loads the good files and lists the bad ones in ``report.invalid``."""
+    ``skip_invalid`` it loads the good files and lists the bad ones in ``report.invalid``.
+    A new archive is built in a private file beside ``db`` and published only when complete,
+    with a hard link that fails if another process created ``db`` meanwhile (then this load goes
+    into that archive), so a failed or killed first load never removes another's archive.
+    ``new_archive`` refuses an existing ``db`` (the demo uses it)."""
+    options = StageOptions(max_record_bytes=int(check_max_record_mb(max_record_mb) * (1 << 20)))
+    load = partial(
+        _ingest,
+        list(paths),
+        replace=replace,
+        skip_invalid=skip_invalid,
+        format_name=format_name,
+        options=options,
+        run_id_prefix=run_id_prefix,
+        hook=progress or (lambda phase, done, total: None),
+    )
+    if isinstance(db, duckdb.DuckDBPyConnection):
+        return load(lambda: db, ":memory:", own=False)
+    display = str(db)
+    target = archive_path(db)
+    _remove_stale_drafts(target)
+    if os.path.lexists(target):
+        if new_archive:
+            raise InputError(display, _EXISTS)
+        return load(lambda: connect(db), display, own=True)
+    draft = target.with_name(
+        f"{_DRAFT_PREFIX.format(name=target.name)}{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    )
+    try:
+        report = load(lambda: connect(draft, display=display), display, own=True)
+        if os.path.exists(f"{draft}.wal"):
+            raise InputError(display, "could not finish writing the new archive; nothing was kept")
+        if not report.loaded or _publish(draft, target):
+            return report
+    finally:
+        _remove_archive(draft)
+    if new_archive:
+        raise InputError(display, _EXISTS)
+    return load(lambda: connect(db), display, own=True)
+
+
+_EXISTS = "already exists; this writes only a new archive (choose another file or folder)"
+_DRAFT_PREFIX = ".{name}.new-"
+
+
+def _publish(draft: Path, target: Path) -> bool:
+    """Give the finished ``draft`` the name ``target`` unless something has it already (False).
+    A hard link is atomic and never replaces; where links are unsupported, a rename after a
+    check (a narrow race, only on such file systems)."""
+    try:
+        os.link(draft, target)
+        return True
+    except FileExistsError:
+        return False
+    except OSError:
+        if os.path.lexists(target):
+            return False
+        os.rename(draft, target)
+        return True
+
+
+def _remove_stale_drafts(target: Path) -> None:
+    """Delete drafts of ``target`` left by killed first loads (their process is gone)."""
+    prefix = _DRAFT_PREFIX.format(name=target.name)
+    try:
+        names = [n for n in os.listdir(target.parent) if n.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix) :].split("-")[0].removesuffix(".wal")
+        if pid.isdigit() and not _alive(int(pid)):
+            (target.parent / name).unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """True when process ``pid`` exists (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _ingest(
+    paths: list[str | Path],
+    open_archive: Opener,
+    display: str,
+    *,
+    own: bool,
+    replace: bool,
+    skip_invalid: bool,
+    format_name: str | None,
+    options: StageOptions,
+    run_id_prefix: str,
+    hook: ProgressHook,
+) -> IngestReport:
+    """One load into the archive ``open_archive`` opens (closed after when ``own``)."""
     started = time.perf_counter()
-    hook = progress or (lambda phase, done, total: None)
-    options = StageOptions(max_record_bytes=int(max_record_mb * (1 << 20)))
     forced = get_format(format_name) if format_name else None
-    in_memory = isinstance(db, duckdb.DuckDBPyConnection)
-    report = IngestReport(db=":memory:" if in_memory else str(db))
+    report = IngestReport(db=display)
     bad: list[InputError] = []
 
     def fail(error: InputError) -> None:
@@ -84,20 +191,18 @@ def ingest(
             raise error
         bad.append(error)
 
-    paths = list(paths)
-    found = discover(paths)
+    found_notices: list[str] = []
+    found = discover(paths, found_notices)
     notes = find_notes(paths)
     sources: list[SourceFile] = []
-    for done, (path, display) in enumerate(found, start=1):
+    for done, (path, display_path) in enumerate(found, start=1):
         try:
-            sources.append(measure(path, display, options.max_record_bytes))
+            sources.append(measure(path, display_path, options.max_record_bytes))
         except InputError as error:
             fail(error)
         hook("checking files", done, len(found))
 
-    own = not isinstance(db, duckdb.DuckDBPyConnection)
-    existed = own and Path(str(db)).exists()
-    con = connect(db) if not isinstance(db, duckdb.DuckDBPyConnection) else db
+    con = open_archive()
     collector = _NoticeCollector(report.notices)
     logging.getLogger("reportgen.formats").addHandler(collector)
     try:
@@ -119,15 +224,23 @@ def ingest(
                     raise
                 bad.append(error)
                 fresh = [s for s in fresh if s.display != error.path]
+    except duckdb.Error as exc:
+        raise damaged(display, exc) from None
     finally:
         logging.getLogger("reportgen.formats").removeHandler(collector)
         if own:
-            con.close()
-            if not existed and not report.loaded:
-                _remove_archive(Path(str(db)))
+            _close(con)
+    report.notices[:0] = found_notices
     report.invalid = sorted(bad, key=lambda e: (e.path, e.line or 0))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _close(con: duckdb.DuckDBPyConnection) -> None:
+    """Close ``con``; a failure here (e.g. a full disk at the final checkpoint) is told as one
+    line, the committed load being safe in DuckDB's write-ahead log."""
+    with contextlib.suppress(duckdb.Error):
+        con.close()
 
 
 class _NoticeCollector(logging.Handler):
@@ -212,6 +325,7 @@ def _load(
         if run_id_prefix:
             for table in STAGE_TABLES:
                 con.execute(f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix})
+        _check_token_limits(con, sources, formats)
         replaced = check_conflicts(con, sources, replace)
         stage_notes(con, notes, sources)
         hook("writing", 0, 1)
@@ -220,7 +334,9 @@ def _load(
         con.execute("COMMIT")
         hook("writing", 1, 1)
     except BaseException:
-        con.execute("ROLLBACK")
+        # the transaction may already be void (e.g. DuckDB aborted it on a write error)
+        with contextlib.suppress(duckdb.Error):
+            con.execute("ROLLBACK")
         raise
     report.replaced_runs = replaced
     for source in sources:
@@ -302,8 +418,31 @@ def _write(
     return per_file
 
 
+def _check_token_limits(
+    con: duckdb.DuckDBPyConnection, sources: list[SourceFile], formats: dict[str, Format]
+) -> None:
+    """Refuse token counts past ``MAX_TOKENS``: summed in 64 bits they could wrap around. A
+    native file gets its schema's message with the line; others the staged run's line."""
+    row = first_row(con, load_sql("token_limits"), {"limit": MAX_TOKENS})
+    if not row:
+        return
+    source_file, line, run_id, field_name, value = row
+    source = next((s for s in sources if s.display == source_file), None)
+    schema = getattr(formats.get(source_file), "schema", None)
+    if source is not None and isinstance(schema, str):
+        problem = first_problem(source.path, source.display, source.lines, schema)
+        if problem is not None:
+            raise problem
+    raise InputError(
+        source_file,
+        f"{value} is over the {MAX_TOKENS:,} tokens reportgen stores per count and per run"
+        f" (run {run_id})",
+        line=line,
+        field=field_name,
+    )
+
+
 def _remove_archive(path: Path) -> None:
-    """Delete an archive this call created but did not fill, so a failed first load leaves
-    nothing behind."""
+    """Delete a draft archive this call alone created (its name is unique to this process)."""
     for leftover in (path, path.with_name(path.name + ".wal")):
         leftover.unlink(missing_ok=True)

@@ -10,6 +10,7 @@ import pytest
 from reportgen.archive.connection import connect
 from reportgen.divergence.metrics import Pair, insert_runs, pair_metrics
 from reportgen.divergence.reference import Run, Step, compare_pair
+from reportgen.errors import InputError
 
 RUNS = {
     "b": Run(
@@ -126,5 +127,7 @@ def test_not_an_archive_still_fails_clearly(tmp_path: Path, read_only: bool) -> 
     other = duckdb.connect(str(db))
     other.execute("CREATE TABLE x AS SELECT 1 AS y")
     other.close()
-    con = connect(db, read_only=read_only)
-    con.close()
+    before = db.read_bytes()
+    with pytest.raises(InputError, match="not a reportgen archive"):
+        connect(db, read_only=read_only)
+    assert db.read_bytes() == before

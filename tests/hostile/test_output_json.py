@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from reportgen.cli import app
 from reportgen.divergence.reference import pct_delta
-from reportgen.reports.json_out import StrictJSONEncoder, strict_json_value
+from reportgen.strict_json import StrictJSONEncoder, strict_json_value
 
 runner = CliRunner()
 

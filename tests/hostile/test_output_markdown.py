@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
 from reportgen.cli import app
-from reportgen.reports.escape import md_code, md_text
+from reportgen.escape import md_code, md_text
 from tests.hostile.conftest import HOSTILE
 
 runner = CliRunner()

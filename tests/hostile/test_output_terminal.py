@@ -20,7 +20,7 @@ from reportgen.divergence.compare import Comparison
 from reportgen.divergence.explain import explain, tree
 from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.tables import print_terminal
-from reportgen.reports.escape import term_text
+from reportgen.escape import term_text
 from tests.hostile.conftest import HOSTILE
 
 runner = CliRunner()

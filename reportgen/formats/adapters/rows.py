@@ -25,6 +25,7 @@ import pyarrow as pa
 from reportgen._sql import load_sql
 from reportgen.archive.arrow import STEP_ROWS
 from reportgen.errors import InputError
+from reportgen.formats.nesting import NestingScanner
 from reportgen.formats.source import SourceFile
 
 log = logging.getLogger("reportgen.formats")
@@ -94,8 +95,16 @@ def parse_document(source: SourceFile, what: str, data: bytes | None = None) -> 
     """Parse a file (or ``data``) as one JSON document; a bad or truncated one is an
     InputError that says where and what the file was expected to be."""
     raw = read_bytes(source) if data is None else data
+    if data is not None:  # a zip member: files themselves were scanned when measured
+        problem = NestingScanner(lines=False).feed(data)
+        if problem is not None:
+            raise InputError(
+                source.display, f"{problem.message}; expected {what}", line=problem.line
+            )
     try:
         return json.loads(raw)
+    except RecursionError:
+        raise InputError(source.display, f"nested too deep; expected {what}") from None
     except UnicodeDecodeError as exc:
         raise InputError(source.display, f"not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
