@@ -6,20 +6,23 @@ assert_no_regressions(compare("traces/baseline.json", "traces/candidate.json"), 
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from reportgen.divergence.compare import Comparison, compare_labels, compare_paths
 from reportgen.escape import term_text
 from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_thresholds
+from reportgen.gating.thresholds import assertion_names
 
 __all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
 
 
 def assertion_keywords() -> dict[str, str]:
-    """assert_no_regressions keyword -> gate name (the keys of a config's [assertions]
-    section), one per registered gate."""
-    return {gate.keyword: gate.name for gate in pair_gates() if gate.keyword}
+    """assert_no_regressions keyword -> gate name, for every registered gate: its one spelling
+    (``max_cost_delta``, as in [cli] and on the command line) and AgentDiff's where it has one
+    (``max_cost_increase_pct``); both are also the keys of a config's [assertions] section."""
+    return {name: gate.name for gate in pair_gates() for name in assertion_names(gate)}
 
 
 class RegressionError(AssertionError):
@@ -66,14 +69,18 @@ def thresholds_for(config: Path | bool | None = True, **keywords: float | None) 
             f"unexpected keyword argument(s): {', '.join(sorted(unknown))}"
             f" (known thresholds: {', '.join(names)})"
         )
+    given = {key: value for key, value in keywords.items() if value is not None}
+    twice = sorted(k for k in given if Counter(names[j] for j in given)[names[k]] > 1)
+    if twice:
+        raise TypeError(f"one threshold given twice, as {' and '.join(twice)}")
     path = find_config() if config is True else (config or None)
-    flags = {names[key]: value for key, value in keywords.items()}
+    flags = {names[key]: value for key, value in given.items()}
     found = resolve_thresholds(
         flags, path if isinstance(path, Path) else None, section="assertions"
     )
-    by_gate = {name: key for key, name in names.items()}
+    used = {names[key]: key for key in given}
     return [
-        Threshold(t.gate, t.value, f"{by_gate[t.gate]}=" if t.source.startswith("--") else t.source)
+        Threshold(t.gate, t.value, f"{used[t.gate]}=" if t.source.startswith("--") else t.source)
         for t in found
     ]
 
@@ -87,10 +94,11 @@ def assert_no_regressions(
 ) -> None:
     """Raise RegressionError when any pair breaks a threshold (strict ``>``: equal passes).
 
-    Thresholds are keywords named like the [assertions] keys: ``max_divergence``,
-    ``max_wasted_effort``, ``max_loops``, ``max_recovery_step_ratio``,
-    ``max_cost_increase_pct``, ``max_token_increase_pct``, ``max_latency_increase_pct`` (and
-    any registered metric's keyword). ``allow_loops=False`` is ``max_loops=0`` (no stagnant
+    Thresholds are keywords named like the [cli] keys (``max_divergence``,
+    ``max_wasted_effort``, ``max_loops``, ``max_recovery_ratio``, ``max_cost_delta``,
+    ``max_token_delta``, ``max_latency_delta``, and any registered metric's) or, as in
+    AgentDiff, ``max_recovery_step_ratio``, ``max_cost_increase_pct``,
+    ``max_token_increase_pct``, ``max_latency_increase_pct``. ``allow_loops=False`` is ``max_loops=0`` (no stagnant
     candidate loop at all), as in AgentDiff; thresholds left as None come from the config's
     [assertions] section."""
     if allow_loops is False and thresholds.get("max_loops") is None:

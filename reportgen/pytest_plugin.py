@@ -14,8 +14,8 @@ from reportgen.gating.metrics import Gate, pair_gates
 
 
 def _options() -> list[tuple[Gate, str]]:
-    """(gate, assert_no_regressions keyword) for every registered gate the API takes."""
-    return [(gate, gate.keyword) for gate in pair_gates() if gate.keyword]
+    """(gate, assert_no_regressions keyword) for every registered pair gate."""
+    return [(gate, gate.config_key) for gate in pair_gates()]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -20,7 +20,7 @@ JSONValue = Any
 Signature = tuple[str, str, tuple[str, ...]]
 Side = Literal["baseline", "candidate"]
 DiffStatus = Literal["matched", "added", "removed", "modified"]
-Pairing = tuple[int | None, int | None]
+AlignedIndices = tuple[int | None, int | None]
 
 WASTED_STATUSES: Final = frozenset({"error", "retry", "abandoned"})
 
@@ -176,10 +176,10 @@ def _dp_rows(a: Sequence[int], b: Sequence[int]) -> list[int]:
     return rows
 
 
-def align_ids(a: Sequence[int], b: Sequence[int]) -> list[Pairing]:
+def align_ids(a: Sequence[int], b: Sequence[int]) -> list[AlignedIndices]:
     """The DESIGN.md traceback over integer ids (equal ids, equivalent steps); see :func:`align`."""
     rows = _dp_rows(a, b)
-    out: list[Pairing] = []
+    out: list[AlignedIndices] = []
     i, j = len(a), len(b)
     while i > 0 and j > 0:
         if a[i - 1] == b[j - 1]:
@@ -201,7 +201,7 @@ def align_ids(a: Sequence[int], b: Sequence[int]) -> list[Pairing]:
     return out
 
 
-def align(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Pairing]:
+def align(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[AlignedIndices]:
     """LCS alignment of baseline ``a`` and candidate ``b`` as (baseline idx, candidate idx) pairs.
 
     Exactly the DESIGN.md traceback from the end: match when the current items are equal, else
@@ -376,7 +376,7 @@ def detect_loops(
 
 
 def step_diffs(
-    baseline: Sequence[Step], candidate: Sequence[Step], alignment: Iterable[Pairing]
+    baseline: Sequence[Step], candidate: Sequence[Step], alignment: Iterable[AlignedIndices]
 ) -> list[StepDiff]:
     """The aligned diff: matched, or modified when the status, input or output of a match differs."""
     out: list[StepDiff] = []

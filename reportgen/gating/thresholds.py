@@ -79,13 +79,23 @@ def find_config(start: Path | None = None) -> Path | None:
     return None
 
 
+def assertion_names(gate: Gate) -> tuple[str, ...]:
+    """The names a pair gate's threshold goes by in [assertions] and as an API keyword: its
+    one spelling (the [cli] key, ``max_cost_delta``) and, where it has one, AgentDiff's
+    (``max_cost_increase_pct``), kept so that AgentDiff users' configs and calls still work."""
+    if gate.keyword is None or gate.keyword == gate.config_key:
+        return (gate.config_key,)
+    return (gate.config_key, gate.keyword)
+
+
 def known_keys(section: Section) -> set[str]:
-    """The keys a config section may hold: every gate's config key ([cli]) or API keyword
-    ([assertions])."""
+    """The keys a config section may hold: every gate's config key ([cli]), or its names
+    (:func:`assertion_names`) and the switches ([assertions])."""
     if section == "cli":
         return {g.config_key for g in (*pair_gates(), *OTHER_GATES)}
-    keywords = {g.keyword for g in (*pair_gates(), *OTHER_GATES) if g.keyword}
-    return keywords | set(ASSERTION_SWITCHES)
+    names = {n for g in pair_gates() for n in assertion_names(g)}
+    others = {g.keyword for g in OTHER_GATES if g.keyword}
+    return names | others | set(ASSERTION_SWITCHES)
 
 
 def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
@@ -112,8 +122,16 @@ def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
     return sections
 
 
-def _key(gate: Gate, section: Section) -> str | None:
-    return gate.config_key if section == "cli" else gate.keyword
+def _key(gate: Gate, section: Section, config: Mapping[str, Any], where: object) -> str | None:
+    """The key ``config`` gives ``gate``'s threshold under (None: not given); both spellings
+    of one threshold at once is a usage error."""
+    if section == "cli":
+        return gate.config_key if gate.config_key in config else None
+    names = assertion_names(gate) if gate in pair_gates() else (gate.keyword,)
+    given = [name for name in names if name and name in config]
+    if len(given) > 1:
+        raise UsageError(f"{where}: [{section}] sets both {' and '.join(given)}; keep one")
+    return given[0] if given else None
 
 
 def resolve_thresholds(
@@ -124,13 +142,13 @@ def resolve_thresholds(
     config = load_config(config_path).get(section, {})
     found: list[Threshold] = []
     for gate in pair_gates():
-        key = _key(gate, section)
+        key = _key(gate, section, config, config_path)
         flag_value = flags.get(gate.name)
         if flag_value is not None:
             found.append(
                 Threshold(gate.name, check_threshold(gate, flag_value, "command line"), gate.flag)
             )
-        elif key is not None and key in config:
+        elif key is not None:
             where = f"{config_path} [{section}] {key}"
             found.append(
                 Threshold(
@@ -151,8 +169,9 @@ def resolve_one(
     """One gate's threshold in force (flag over config), for the gates of other grains."""
     if flag_value is not None:
         return Threshold(gate.name, check_threshold(gate, flag_value, "command line"), gate.flag)
-    key = _key(gate, section)
-    configured = load_config(config_path).get(section, {}).get(key) if key else None
+    config = load_config(config_path).get(section, {})
+    key = _key(gate, section, config, config_path)
+    configured = config.get(key) if key else None
     if configured is None:
         return None
     where = f"{config_path} [{section}] {key}"

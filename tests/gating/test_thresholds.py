@@ -86,3 +86,28 @@ def test_bad_config_is_a_usage_error(tmp_path: Path, text: str, message: str) ->
 def test_bad_flag_value_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="--max-cost-delta"):
         resolve_thresholds({"cost_delta": float("nan")}, None)
+
+
+def test_one_spelling_everywhere_and_agentdiffs_too(tmp_path: Path) -> None:
+    """[assertions] takes the [cli] key of a threshold or AgentDiff's name, not both."""
+    config = tmp_path / "reportgen.toml"
+    config.write_text("[assertions]\nmax_cost_delta = 5\nmax_recovery_step_ratio = 2\n")
+    found = resolve_thresholds({}, config, section="assertions")
+    assert sorted((t.gate, t.value) for t in found) == [("cost_delta", 5), ("recovery_ratio", 2)]
+    config.write_text("[assertions]\nmax_cost_delta = 5\nmax_cost_increase_pct = 6\n")
+    with pytest.raises(UsageError, match="sets both max_cost_delta and max_cost_increase_pct"):
+        resolve_thresholds({}, config, section="assertions")
+    config.write_text("[cli]\nmax_cost_increase_pct = 5\n")  # [cli] has one spelling
+    with pytest.raises(UsageError, match="unknown key 'max_cost_increase_pct'"):
+        resolve_thresholds({}, config)
+
+
+def test_api_keywords_take_either_spelling() -> None:
+    from reportgen.api import thresholds_for
+
+    (one,) = thresholds_for(False, max_cost_delta=5)
+    (other,) = thresholds_for(False, max_cost_increase_pct=5)
+    assert (one.gate, one.value, one.source) == ("cost_delta", 5, "max_cost_delta=")
+    assert (other.gate, other.source) == ("cost_delta", "max_cost_increase_pct=")
+    with pytest.raises(TypeError, match="given twice, as max_cost_delta and max_cost_increase_pct"):
+        thresholds_for(False, max_cost_delta=5, max_cost_increase_pct=6)

@@ -83,17 +83,11 @@ def hostile_runs(label: str) -> list[dict[str, Any]]:
     return runs
 
 
-def write_jsonl(path: Path, runs: list[dict[str, Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def hostile_folders(tmp_path: Path) -> tuple[Path, Path]:
     """A baseline and a candidate folder of hostile runs."""
-    base = write_jsonl(tmp_path / "base" / "runs.jsonl", hostile_runs("baseline"))
-    cand = write_jsonl(tmp_path / "cand" / "runs.jsonl", hostile_runs("candidate"))
+    base = write_runs(tmp_path / "base" / "runs.jsonl", hostile_runs("baseline"))
+    cand = write_runs(tmp_path / "cand" / "runs.jsonl", hostile_runs("candidate"))
     return base.parent, cand.parent
 
 
@@ -260,3 +254,14 @@ def make_file(tmp_path: Path) -> Callable[[str, bytes], Path]:
         return path
 
     return make
+
+
+def start_build(
+    db: Path, out: Path, build_time: str, *, stdout: int = subprocess.PIPE
+) -> subprocess.Popen[bytes]:
+    """``reportgen build`` in a child process (to race it, or kill it)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "reportgen", "build", "--db", str(db), "--out", str(out),
+         "--build-time", build_time],
+        stdout=stdout, stderr=subprocess.PIPE,
+    )  # fmt: skip

@@ -14,7 +14,7 @@ import pytest
 from reportgen.ingest import ingest
 from reportgen.site import build_site
 from reportgen.site.charts import chart_text
-from tests.hostile.conftest import LINK, chart_runs, write_jsonl
+from tests.hostile.conftest import LINK, chart_runs, write_runs
 from tests.site.browser_pages import chromium_page
 
 BUILD_TIME = "2026-11-29T06:00:00Z"
@@ -25,7 +25,7 @@ _TEMPLATE_KEYS = {"hovertemplate", "texttemplate"}  # reportgen's own templates
 def chart_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("charts")
     db = root / "a.duckdb"
-    ingest([write_jsonl(root / "runs.jsonl", chart_runs())], db)
+    ingest([write_runs(root / "runs.jsonl", chart_runs())], db)
     out = root / "site"
     build_site(db, out, build_time=BUILD_TIME)
     return out

@@ -12,7 +12,7 @@ from typing import Any
 from reportgen.ingest import ingest
 from reportgen.site import build_site, paths
 from reportgen.site.steps import MAX_DEPTH, payload_text, pretty_json
-from tests.hostile.conftest import write_jsonl
+from tests.hostile.conftest import write_runs
 
 BUILD_TIME = "2026-11-29T06:00:00Z"
 
@@ -45,7 +45,7 @@ def _short_clash() -> tuple[str, str]:
 
 def _build(tmp_path: Path, runs: list[dict[str, Any]]) -> Path:
     db = tmp_path / "a.duckdb"
-    ingest([write_jsonl(tmp_path / "in" / "runs.jsonl", runs)], db)
+    ingest([write_runs(tmp_path / "in" / "runs.jsonl", runs)], db)
     out = tmp_path / "site"
     build_site(db, out, build_time=BUILD_TIME)
     return out

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from reportgen.ingest import ingest
 from reportgen.site import build_site
-from tests.hostile.conftest import chart_runs, hostile_runs, write_jsonl
+from tests.hostile.conftest import chart_runs, hostile_runs, write_runs
 from tests.site.browser_pages import chromium_page
 
 BUILD_TIME = "2026-11-29T06:00:00Z"
@@ -26,7 +26,7 @@ CLEAN = {"script": 0, "img": 0, "js": 0, "on": 0, "chartLinks": 0}
 def test_hostile_site_runs_nothing(tmp_path: Path) -> None:
     runs = hostile_runs("baseline") + hostile_runs("candidate") + chart_runs()
     db = tmp_path / "a.duckdb"
-    ingest([write_jsonl(tmp_path / "in" / "runs.jsonl", runs)], db)
+    ingest([write_runs(tmp_path / "in" / "runs.jsonl", runs)], db)
     out = tmp_path / "site"
     build_site(db, out, build_time=BUILD_TIME)
     pages = sorted(out.rglob("*.html"))

@@ -6,14 +6,13 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from reportgen.site import build_site
-from tests.hostile.conftest import assert_whole, site_files
+from tests.hostile.conftest import assert_whole, site_files, start_build
 
 pytestmark = pytest.mark.slow
 BUILD_TIME = "2026-11-29T06:00:00Z"
@@ -21,12 +20,7 @@ KILLS = 20
 
 
 def _start(db: Path, out: Path) -> subprocess.Popen[bytes]:
-    code = "from reportgen.cli import app; app()"
-    return subprocess.Popen(
-        [sys.executable, "-c", code, "build", "--db", str(db), "--out", str(out),
-         "--build-time", BUILD_TIME],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
+    return start_build(db, out, BUILD_TIME, stdout=subprocess.DEVNULL)
 
 
 def test_killed_builds_never_leave_a_broken_site(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,19 +14,14 @@ from typer.testing import CliRunner
 
 from reportgen.cli import app
 from reportgen.site import build_site, writer
-from tests.hostile.conftest import assert_whole, site_files
+from tests.hostile.conftest import assert_whole, site_files, start_build
 
 BUILD_TIME = "2026-11-29T06:00:00Z"
 Refs = tuple[dict[str, bytes], dict[str, bytes]]
 
 
 def _cli_build(db: Path, out: Path) -> subprocess.Popen[bytes]:
-    code = "from reportgen.cli import app; app()"
-    return subprocess.Popen(
-        [sys.executable, "-c", code, "build", "--db", str(db), "--out", str(out),
-         "--build-time", BUILD_TIME],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+    return start_build(db, out, BUILD_TIME)
 
 
 def _leftovers(out: Path) -> list[str]:
