@@ -26,10 +26,10 @@ _VERSIONED = re.compile(
 TABLES = ("runs", "steps", "iterations", "outputs", "files", "loads", "suite_notes")
 
 
-def archive_path(path: str | Path) -> Path:
-    """The absolute path DuckDB is given for ``path``. A ``~`` is not expanded (a quoted
-    ``--db '~/x'`` means a folder named ``~``, as in the shell): DuckDB would expand it itself,
-    so it never sees a relative path."""
+def duckdb_path(path: str | Path) -> Path:
+    """The absolute path DuckDB is given for ``path`` (an archive, or a file COPY writes). A
+    ``~`` is not expanded (a quoted ``--db '~/x'`` means a folder named ``~``, as in the
+    shell): DuckDB would expand a leading one itself, so it never sees a relative path."""
     return Path(os.path.abspath(os.fspath(path)))
 
 
@@ -51,7 +51,7 @@ def connect(
         _create_schema(con)
         return con
     name = str(path) if display is None else display
-    file = archive_path(path)
+    file = duckdb_path(path)
     exists = _check_file(file, name)
     if read_only and not exists:
         raise InputError(name, "no archive here; run `reportgen ingest` first")

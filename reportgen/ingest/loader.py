@@ -18,7 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from reportgen._sql import load_sql
-from reportgen.archive.connection import archive_path, connect, damaged, first_row
+from reportgen.archive.connection import connect, damaged, duckdb_path, first_row
 from reportgen.errors import InputError
 from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
 from reportgen.formats.diagnose import first_problem
@@ -101,7 +101,7 @@ def ingest(
     if isinstance(db, duckdb.DuckDBPyConnection):
         return load(lambda: db, ":memory:", own=False)
     display = str(db)
-    target = archive_path(db)
+    target = duckdb_path(db)
     _remove_stale_drafts(target)
     if os.path.lexists(target):
         if new_archive:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import duckdb
 
+from reportgen.archive.connection import duckdb_path
+
 #: Table and the columns that order its rows (a unique key where the schema has one).
 TABLES = (
     ("runs", "run_id"),
@@ -22,7 +24,7 @@ TABLES = (
 
 def _quoted(path: Path) -> str:
     """A file path as a SQL string literal (COPY takes no parameters for its target)."""
-    return "'" + str(path).replace("'", "''") + "'"
+    return "'" + str(duckdb_path(path)).replace("'", "''") + "'"
 
 
 def export_parquet(con: duckdb.DuckDBPyConnection, folder: Path) -> list[str]:

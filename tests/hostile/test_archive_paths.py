@@ -75,3 +75,15 @@ def test_tilde_input_path_is_read_from_the_folder_named_tilde(tmp_path: Path) ->
         assert con.execute("SELECT run_id FROM runs").fetchall() == [("literal",)]
     finally:
         con.close()
+
+
+def test_tilde_out_of_demo_and_build_is_a_folder_named_tilde(tmp_path: Path) -> None:
+    """The site's Parquet files are written by DuckDB too: they land under ./~, not $HOME."""
+    work, home = setup(tmp_path)
+    demo = run(work, home, "demo", "--out", "~/d")
+    assert demo.returncode == 0, demo.stderr
+    built = run(work, home, "build", "--db", "~/d/reportgen.duckdb", "--out", "~/site")
+    assert built.returncode == 0, built.stderr
+    for site in (work / "~" / "d" / "site", work / "~" / "site"):
+        assert (site / "index.html").is_file() and (site / "data" / "runs.parquet").is_file()
+    assert list(home.iterdir()) == []
