@@ -17,7 +17,7 @@ from reportgen.archive import connect
 from reportgen.archive.connection import first_row
 from reportgen.divergence.metrics import pair_metrics
 from reportgen.divergence.pairing import Pairing, Unpaired, pair_labels, pair_runs
-from reportgen.divergence.records import PairRecord
+from reportgen.divergence.records import PairRecord, RunOutcome
 from reportgen.errors import InputError
 from reportgen.gating import Threshold, judge
 from reportgen.gating import pair_metrics as registered_metrics
@@ -86,11 +86,7 @@ def compare_pairing(
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
     tables need only the metrics)."""
     results = pair_metrics(con, pairing.pairs, progress=progress)
-    derived = [m for m in registered_metrics() if m.compute is not None]
-    for result in results if derived else []:
-        for metric in derived:
-            assert metric.compute is not None
-            cast(dict[str, Any], result)[metric.key] = metric.compute(result)
+    complete_records(con, results)
     if with_steps:
         _attach_steps(con, results)
     for result in results:
@@ -100,6 +96,44 @@ def compare_pairing(
         if verdict.unknown:
             result["gates_not_evaluated"] = verdict.unknown
     return Comparison(results, pairing.unpaired, list(thresholds))
+
+
+def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, RunOutcome]:
+    """Success, reward and place (suite, task, batch, trial) of each given run, by run id, in
+    one query (``sql/run_outcomes.sql``)."""
+    if not run_ids:
+        return {}
+    rows = con.execute(load_sql("run_outcomes"), {"run_ids": sorted(set(run_ids))}).fetchall()
+    return {
+        run_id: RunOutcome(
+            success=None if success is None else bool(success),
+            reward=None if reward is None else float(reward),
+            suite=suite,
+            task_id=task_id,
+            batch=batch,
+            trial=int(trial),
+        )
+        for run_id, success, reward, suite, task_id, batch, trial in rows
+    }
+
+
+def complete_records(con: duckdb.DuckDBPyConnection, results: list[PairRecord]) -> None:
+    """Give every pair record its outcomes (``baseline_success``, ``candidate_success``,
+    ``baseline_reward``, ``candidate_reward``; None when the run does not say) and the fields
+    of the registered metrics that are computed from the record. The CLI, the API and the site
+    all read records completed here, so every surface shows the same fields."""
+    ids = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
+    outcomes = run_outcomes(con, ids)
+    derived = [m for m in registered_metrics() if m.compute is not None]
+    for result in results:
+        b, c = outcomes.get(result["baseline_run_id"]), outcomes.get(result["candidate_run_id"])
+        result["baseline_success"] = None if b is None else b.success
+        result["candidate_success"] = None if c is None else c.success
+        result["baseline_reward"] = None if b is None else b.reward
+        result["candidate_reward"] = None if c is None else c.reward
+        for metric in derived:
+            assert metric.compute is not None
+            cast(dict[str, Any], result)[metric.key] = metric.compute(result)
 
 
 def compare_labels(

@@ -87,8 +87,11 @@ def print_terminal(console: Console, comparison: Comparison) -> None:
     """The comparison for people at a terminal."""
     table = Table(title="reportgen compare: baseline vs candidate", show_lines=False)
     for column in columns():
-        table.add_column(
-            column, justify="left" if column in ("pair", "verdict") else "right", overflow="fold"
+        table.add_column(  # pair ids stay whole while the headers can wrap instead
+            column,
+            justify="left" if column in ("pair", "verdict") else "right",
+            overflow="fold",
+            no_wrap=column == "pair",
         )
     shown, more = _shown(comparison, TERMINAL_ROWS)
     for pair in shown:

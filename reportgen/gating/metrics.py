@@ -102,6 +102,23 @@ class PairMetric:
         return percent(value) if self.unit == "%" else _fmt_ratio(3)(value)
 
 
+def outcome_mark(success: bool | None) -> str:
+    """One side's outcome as a mark: ✓ passed, ✗ failed, ? unknown."""
+    return "?" if success is None else "✓" if success else "✗"
+
+
+def success_change(pair: Pair) -> float | None:
+    """Candidate success minus baseline success (1 fixed, -1 broken, 0 same; None unknown)."""
+    b, c = pair.get("baseline_success"), pair.get("candidate_success")
+    return None if b is None or c is None else float(c) - float(b)
+
+
+def reward_delta(pair: Pair) -> float | None:
+    """Candidate reward minus baseline reward (None when either is unknown)."""
+    b, c = pair.get("baseline_reward"), pair.get("candidate_reward")
+    return None if b is None or c is None else float(c) - float(b)
+
+
 def stagnant_loops(pair: Pair, side: str = "candidate") -> int:
     """Stagnant loops of one side of a pair: what ``--max-loops`` counts (an error followed by
     a changed retry is recovery, not a loop)."""
@@ -183,6 +200,30 @@ _BUILTIN: tuple[PairMetric, ...] = (
         "higher",
         Gate("latency_delta", "--max-latency-delta", "max_latency_delta",
              "Fail when latency grows by > this %.", keyword="max_latency_increase_pct"),
+    ),
+    # outcomes: no per-pair gate (one run passing or failing is noise; the label-level
+    # --max-success-drop and --max-reward-drop below judge them over the tasks)
+    PairMetric(
+        "success",
+        "candidate_success",
+        "task success (baseline → candidate)",
+        "success",
+        "",
+        "lower",
+        read=success_change,
+        cell=lambda p: (
+            outcome_mark(p.get("baseline_success")) + "→" + outcome_mark(p.get("candidate_success"))
+        ),
+    ),
+    PairMetric(
+        "reward_delta",
+        "reward_delta",
+        "reward change",
+        "reward Δ",
+        "",
+        "lower",
+        cell=lambda p: "n/a" if p.get("reward_delta") is None else f"{p['reward_delta']:+.3f}",
+        compute=reward_delta,
     ),
 )  # fmt: skip
 

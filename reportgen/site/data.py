@@ -10,6 +10,7 @@ from typing import Any
 import duckdb
 
 from reportgen._sql import load_sql
+from reportgen.divergence.compare import complete_records
 from reportgen.divergence.metrics import pair_metrics
 from reportgen.divergence.pairing import Unpaired, pair_labels
 from reportgen.divergence.records import PairRecord
@@ -94,6 +95,7 @@ def _pairs(
     """Pair the two labels night by night and compute every pair's metrics."""
     pairing = pair_labels(con, base, cand)
     metrics = pair_metrics(con, pairing.pairs) if pairing.pairs else []
+    complete_records(con, metrics)  # outcomes and computed metrics, as compare gives them
     infos: list[PairInfo] = []
     # pairs sharing suite, task, night and trial are numbered in order (never parsed back out
     # of the pair id: a task id may hold "~" itself)
