@@ -25,6 +25,21 @@ Explain = Annotated[
 Tree = Annotated[
     bool, typer.Option("--tree", help="The aligned steps: + added, - removed, ~ modified.")
 ]
+FailOnRegression = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-regression",
+        help="Exit 3 when a label-level verdict (summary.metrics) is 'regression': a change "
+        "significant at alpha 0.05 after Holm's correction, in the worse direction.",
+    ),
+]
+
+
+def _statistics(comparison: Comparison, fail_on_regression: bool) -> None:
+    """The label-level statistics, verdicts and gates (reportgen.statistics), on the comparison."""
+    from reportgen.statistics import attach_statistics
+
+    attach_statistics(comparison, fail_on_regression=fail_on_regression)
 
 
 def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, tree: bool) -> None:
@@ -35,14 +50,16 @@ def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, 
     from reportgen.divergence.tables import markdown as to_markdown
     from reportgen.divergence.tables import print_terminal
     from reportgen.errors import GateFailed
+    from reportgen.statistics.report import lead_lines
 
     console = out()
     if as_json:
         print_json(comparison.to_json())
     elif markdown:
-        console.print(to_markdown(comparison), markup=False, highlight=False)
+        lead = lead_lines(comparison.statistics, markdown=True)
+        console.print(to_markdown(comparison, lead), markup=False, highlight=False)
     else:
-        print_terminal(console, comparison)
+        print_terminal(console, comparison, lead_lines(comparison.statistics, markdown=False))
     if not as_json:
         for pair in comparison.pairs if (explain or tree) else []:
             if explain:
@@ -78,6 +95,7 @@ def compare(
     markdown: Markdown = False,
     explain: Explain = False,
     tree: Tree = False,
+    fail_on_regression: FailOnRegression = False,
 ) -> None:
     """Compare a baseline with a candidate: two trace files or folders (BASELINE CANDIDATE), or
     two labels of an archive (--db). Exit 3 when a gate fails."""
@@ -118,6 +136,7 @@ def compare(
             comparison = compare_paths(
                 [paths[0]], [paths[1]], thresholds, with_steps=with_steps, progress=progress.hook
             )
+    _statistics(comparison, fail_on_regression)
     _emit(comparison, as_json, markdown, explain, tree)
 
 
@@ -142,6 +161,7 @@ def gate(
     as_json: Json = False,
     markdown: Markdown = False,
     explain: Explain = False,
+    fail_on_regression: FailOnRegression = False,
 ) -> None:
     """Gate CI on the archive: compare the candidate label with the baseline label night by
     night (the latest night by default). Exit 3 when a gate fails."""
@@ -184,4 +204,5 @@ def gate(
             )
     finally:
         con.close()
+    _statistics(comparison, fail_on_regression)
     _emit(comparison, as_json, markdown, explain, False)

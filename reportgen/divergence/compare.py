@@ -28,24 +28,42 @@ from reportgen.ingest.loader import ProgressHook
 @dataclass
 class Comparison:
     """The compared pairs (JSON-contract dicts with verdicts), what had no partner, and the
-    thresholds that were applied."""
+    thresholds that were applied. ``task_keys`` gives each pair's task (``suite/task``): the
+    unit of the label-level statistics, which :mod:`reportgen.statistics` stores in
+    ``statistics`` (with the label-level gates and, when asked, the regressions that fail)."""
 
     pairs: list[PairRecord]
     unpaired: list[Unpaired] = field(default_factory=list)
     thresholds: list[Threshold] = field(default_factory=list)
     convergence: dict[str, Any] | None = None  # the --min-convergence gate, when applied
+    task_keys: dict[str, str] = field(default_factory=dict)
+    statistics: dict[str, Any] | None = None  # reportgen.statistics.attach_statistics
+
+    @property
+    def label_violations(self) -> list[dict[str, Any]]:
+        """The label-level gates broken (``--max-success-drop``, ...)."""
+        return [] if self.statistics is None else list(self.statistics["label_violations"])
+
+    @property
+    def failing_regressions(self) -> list[str]:
+        """The metrics whose verdict is ``regression``, when ``--fail-on-regression`` is on."""
+        stats = self.statistics
+        return list(stats["regressions"]) if stats and stats["fail_on_regression"] else []
 
     @property
     def passed(self) -> bool:
         converged = self.convergence is None or not self.convergence["violations"]
-        return converged and all(pair["passed"] for pair in self.pairs)
+        label_level = not self.label_violations and not self.failing_regressions
+        return converged and label_level and all(pair["passed"] for pair in self.pairs)
 
     def to_json(self) -> dict[str, Any]:
-        """One pair: the pair's contract at top level; many: ``pairs`` plus a ``summary``."""
+        """One pair: the pair's contract at top level (plus the label-level ``summary`` when
+        computed); many: ``pairs`` plus a ``summary``."""
         applied = [t.to_dict() for t in self.thresholds]
         extra = {} if self.convergence is None else {"convergence": self.convergence}
         if len(self.pairs) == 1 and not self.unpaired:
-            return {**self.pairs[0], "thresholds": applied, **extra}
+            label = {} if self.statistics is None else {"summary": self._label_summary()}
+            return {**self.pairs[0], "thresholds": applied, **extra, **label}
         return {
             "pairs": self.pairs,
             "summary": self.summary(),
@@ -55,13 +73,38 @@ class Comparison:
         }
 
     def failure_line(self) -> str:
-        """What failed, in one line (the error a failed gate exits with)."""
+        """What failed, in one line (the error a failed gate exits with): per-pair gates,
+        convergence, label-level gates and regressions each said apart."""
         failed = self.summary()["failed_pairs"]
         groups = len(self.convergence["violations"]) if self.convergence else 0
         what = [f"{len(failed)} pair(s) failed a gate"] if failed else []
         what += [f"{groups} group(s) did not converge"] if groups else []
+        what += [
+            f"{v['gate']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
+            for v in self.label_violations
+        ]
+        if self.failing_regressions:
+            what.append("regression (--fail-on-regression): " + ", ".join(self.failing_regressions))
         shown = ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
         return "; ".join(what) + (f": {shown}" if failed else "")
+
+    def _label_summary(self) -> dict[str, Any]:
+        stats = self.statistics
+        if stats is None:
+            return {}
+        return {
+            "metrics": stats["metrics"],
+            "tasks": stats["tasks"],
+            "alpha": stats["alpha"],
+            "label_violations": stats["label_violations"],
+            "regressions": stats["regressions"],
+            "fail_on_regression": stats["fail_on_regression"],
+            **(
+                {"label_gates_not_evaluated": stats["label_gates_not_evaluated"]}
+                if stats["label_gates_not_evaluated"]
+                else {}
+            ),
+        }
 
     def summary(self) -> dict[str, Any]:
         failed = [p["pair_id"] for p in self.pairs if not p["passed"]]
@@ -71,6 +114,7 @@ class Comparison:
             "failed_pairs": failed,
             "unpaired": len(self.unpaired),
             "violations": sum(len(p["violations"]) for p in self.pairs),
+            **self._label_summary(),
         }
 
 
@@ -86,7 +130,7 @@ def compare_pairing(
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
     tables need only the metrics)."""
     results = pair_metrics(con, pairing.pairs, progress=progress)
-    complete_records(con, results)
+    outcomes = complete_records(con, results)
     if with_steps:
         _attach_steps(con, results)
     for result in results:
@@ -95,7 +139,13 @@ def compare_pairing(
         result["violations"] = verdict.violations
         if verdict.unknown:
             result["gates_not_evaluated"] = verdict.unknown
-    return Comparison(results, pairing.unpaired, list(thresholds))
+    keys = {}
+    for result in results:
+        place = outcomes.get(result["baseline_run_id"])
+        keys[result["pair_id"]] = (
+            result["task_id"] if place is None else f"{place.suite}/{place.task_id}"
+        )
+    return Comparison(results, pairing.unpaired, list(thresholds), task_keys=keys)
 
 
 def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, RunOutcome]:
@@ -117,11 +167,14 @@ def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict
     }
 
 
-def complete_records(con: duckdb.DuckDBPyConnection, results: list[PairRecord]) -> None:
+def complete_records(
+    con: duckdb.DuckDBPyConnection, results: list[PairRecord]
+) -> dict[str, RunOutcome]:
     """Give every pair record its outcomes (``baseline_success``, ``candidate_success``,
     ``baseline_reward``, ``candidate_reward``; None when the run does not say) and the fields
     of the registered metrics that are computed from the record. The CLI, the API and the site
-    all read records completed here, so every surface shows the same fields."""
+    all read records completed here, so every surface shows the same fields. Returns the
+    outcomes by run id."""
     ids = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
     outcomes = run_outcomes(con, ids)
     derived = [m for m in registered_metrics() if m.compute is not None]
@@ -134,6 +187,7 @@ def complete_records(con: duckdb.DuckDBPyConnection, results: list[PairRecord]) 
         for metric in derived:
             assert metric.compute is not None
             cast(dict[str, Any], result)[metric.key] = metric.compute(result)
+    return outcomes
 
 
 def compare_labels(
