@@ -15,7 +15,7 @@ from reportgen._gc import collector_paused
 from reportgen._sql import load_sql
 from reportgen.archive import connect
 from reportgen.archive.connection import first_row
-from reportgen.divergence.metrics import pair_metrics
+from reportgen.divergence.metrics import Pair, pair_metrics
 from reportgen.divergence.pairing import Pairing, Unpaired, pair_labels, pair_runs
 from reportgen.divergence.records import PairRecord, RunOutcome
 from reportgen.errors import InputError
@@ -37,6 +37,7 @@ class Comparison:
     thresholds: list[Threshold] = field(default_factory=list)
     convergence: dict[str, Any] | None = None  # the --min-convergence gate, when applied
     task_keys: dict[str, str] = field(default_factory=dict)
+    repeat_tdi: dict[str, float] = field(default_factory=dict)  # task key -> baseline A/A TDI
     statistics: dict[str, Any] | None = None  # reportgen.statistics.attach_statistics
 
     @property
@@ -129,8 +130,12 @@ def compare_pairing(
     """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
     tables need only the metrics)."""
-    results = pair_metrics(con, pairing.pairs, progress=progress)
-    outcomes = complete_records(con, results)
+    ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
+    outcomes = run_outcomes(con, ids)
+    repeats = repeat_pairs(pairing.pairs, outcomes)
+    computed = pair_metrics(con, [*pairing.pairs, *repeats], progress=progress)
+    results, repeat_results = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
+    complete_records(con, results, outcomes)
     if with_steps:
         _attach_steps(con, results)
     for result in results:
@@ -142,10 +147,12 @@ def compare_pairing(
     keys = {}
     for result in results:
         place = outcomes.get(result["baseline_run_id"])
-        keys[result["pair_id"]] = (
-            result["task_id"] if place is None else f"{place.suite}/{place.task_id}"
-        )
-    return Comparison(results, pairing.unpaired, list(thresholds), task_keys=keys)
+        keys[result["pair_id"]] = _task_key(result["task_id"], place)
+    floor = {  # a repeat pair's task_id is already its task key
+        pair.task_id: r["trajectory_divergence_index"]
+        for pair, r in zip(repeats, repeat_results, strict=True)
+    }
+    return Comparison(results, pairing.unpaired, list(thresholds), task_keys=keys, repeat_tdi=floor)
 
 
 def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, RunOutcome]:
@@ -167,16 +174,52 @@ def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict
     }
 
 
+def _task_key(task_id: str, place: RunOutcome | None) -> str:
+    """A task's key for the label-level statistics: ``suite/task`` (the task alone when the
+    run is not in the archive)."""
+    return task_id if place is None else f"{place.suite}/{place.task_id}"
+
+
+def repeat_pairs(pairs: Sequence[Pair], outcomes: dict[str, RunOutcome]) -> list[Pair]:
+    """One baseline-against-baseline pair per task that has two baseline runs or more (its
+    first two by night and trial): their TDI is the task's noise floor, how far two runs of
+    the same agent diverge, which the candidate's TDI is judged against. At most one extra
+    pair per task, computed with the real pairs in one pass."""
+    runs: dict[str, set[str]] = {}
+    for pair in pairs:
+        key = _task_key(pair.task_id, outcomes.get(pair.baseline_run_id))
+        runs.setdefault(key, set()).add(pair.baseline_run_id)
+    taken = {pair.pair_id for pair in pairs}
+    found = []
+    for n, (key, ids) in enumerate(sorted(runs.items())):
+        if len(ids) < 2:
+            continue
+        first, second = sorted(
+            ids,
+            key=lambda r: (
+                (outcomes[r].batch, outcomes[r].trial, r) if r in outcomes else ("", 0, r)
+            ),
+        )[:2]
+        pid = f"repeat:{n}"
+        while pid in taken:
+            pid += "~"
+        found.append(Pair(pid, key, first, second))
+    return found
+
+
 def complete_records(
-    con: duckdb.DuckDBPyConnection, results: list[PairRecord]
+    con: duckdb.DuckDBPyConnection,
+    results: list[PairRecord],
+    outcomes: dict[str, RunOutcome] | None = None,
 ) -> dict[str, RunOutcome]:
     """Give every pair record its outcomes (``baseline_success``, ``candidate_success``,
     ``baseline_reward``, ``candidate_reward``; None when the run does not say) and the fields
     of the registered metrics that are computed from the record. The CLI, the API and the site
     all read records completed here, so every surface shows the same fields. Returns the
     outcomes by run id."""
-    ids = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
-    outcomes = run_outcomes(con, ids)
+    if outcomes is None:
+        ids = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
+        outcomes = run_outcomes(con, ids)
     derived = [m for m in registered_metrics() if m.compute is not None]
     for result in results:
         b, c = outcomes.get(result["baseline_run_id"]), outcomes.get(result["candidate_run_id"])

@@ -237,7 +237,8 @@ class LabelMetric:
 
     ``kind`` chooses the method (:mod:`reportgen.statistics`): ``rate`` a pass rate
     (Wilson, McNemar, paired t over tasks), ``mean`` a paired mean over tasks (t interval),
-    ``level`` a pair metric that is itself a difference (TDI: tested against ``min_effect``),
+    ``floor`` a pair metric that is itself a difference (TDI), judged against the same
+    metric between two baseline runs of the task (its noise floor),
     ``total`` the relative change of totals over paired tasks (seeded paired bootstrap).
     ``baseline`` / ``candidate`` read one pair's value of each side (None: unknown).
     ``min_effect`` is the smallest change worth a verdict, in the unit of the delta (a rate's
@@ -247,7 +248,7 @@ class LabelMetric:
 
     name: str
     label: str
-    kind: Literal["rate", "mean", "level", "total"]
+    kind: Literal["rate", "mean", "floor", "total"]
     worse_when: Literal["higher", "lower"]
     min_effect: float
     candidate: Callable[[Pair], float | None]
@@ -295,7 +296,7 @@ LABEL_METRICS: tuple[LabelMetric, ...] = (
                 gate=MAX_SUCCESS_DROP, scale=100.0),
     LabelMetric("reward", "reward", "mean", "lower", 0.05,
                 _number("candidate_reward"), _number("baseline_reward"), gate=MAX_REWARD_DROP),
-    LabelMetric("trajectory_divergence_index", "TDI", "level", "higher", 0.1,
+    LabelMetric("trajectory_divergence_index", "TDI", "floor", "higher", 0.1,
                 _number("trajectory_divergence_index")),
     LabelMetric("candidate_wei", "WEI", "mean", "higher", 0.05,
                 _number("candidate_wei"), _number("baseline_wei")),

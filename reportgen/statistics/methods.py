@@ -16,6 +16,7 @@ from scipy import stats
 
 FloatArray = npt.NDArray[np.float64]
 Verdict = Literal["regression", "improvement", "no_change", "insufficient_data"]
+_CHUNK_CELLS = 1 << 22  # task indices drawn at once by the bootstrap (32 MiB of int64)
 VERDICTS: tuple[Verdict, ...] = ("regression", "improvement", "no_change", "insufficient_data")
 
 
@@ -125,8 +126,14 @@ def total_change(
     point = (sc - sb) / sb if sb > 0 else math.nan
     if n < 2 or not sb > 0:
         return Interval(np.array(point), np.array(math.nan), np.array(math.nan), np.array(math.nan))
-    idx = bootstrap_indices(np.random.default_rng(seed), n, resamples)
-    rb, rc = b[idx].sum(axis=1), c[idx].sum(axis=1)
+    rng = np.random.default_rng(seed)
+    rows = max(1, _CHUNK_CELLS // n)  # resamples per draw: memory stays bounded for any n
+    rb = np.empty(resamples)
+    rc = np.empty(resamples)
+    for start in range(0, resamples, rows):  # a loop over chunks, not over resamples
+        idx = bootstrap_indices(rng, n, min(rows, resamples - start))
+        rb[start : start + idx.shape[0]] = b[idx].sum(axis=1)
+        rc[start : start + idx.shape[0]] = c[idx].sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = (rc - rb) / rb
     ratios = ratios[rb > 0]
@@ -159,19 +166,17 @@ def verdicts(
     alpha: float,
     min_effect: float,
     worse_when: Literal["higher", "lower"],
-    one_sided: bool = False,
 ) -> npt.NDArray[np.str_]:
     """One verdict per comparison. ``regression`` / ``improvement``: significant at
     ``alpha`` (after adjustment) in the worse / better direction; ``no_change``: the interval
-    lies inside ± ``min_effect``; else ``insufficient_data``. ``one_sided``: the estimate is a
-    level tested against ``min_effect`` (TDI), which can only regress."""
+    lies inside ± ``min_effect``; else ``insufficient_data``."""
     p = np.asarray(p_adjusted, dtype=np.float64)
     sign = 1.0 if worse_when == "higher" else -1.0
     worse = sign * estimate.delta
     significant = p < alpha  # NaN compares False
     inside = (estimate.high <= min_effect) & (estimate.low >= -min_effect)
-    regression = significant & ((worse > 0) | one_sided)
-    improvement = significant & (worse < 0) & (not one_sided)
+    regression = significant & (worse > 0)
+    improvement = significant & (worse < 0)
     return np.select(
         [regression, improvement, inside],
         ["regression", "improvement", "no_change"],

@@ -39,8 +39,9 @@ def verdict_line(entry: Mapping[str, Any]) -> str:
     ddigits = 1 if metric.kind in ("rate", "total") else 3
     if d is None:
         return f"{metric.label}: no paired tasks with this metric: insufficient_data"
-    if metric.kind == "level":
-        values = f"{metric.label} {_plain(c, 3)} (tolerated up to {metric.min_effect:g}"
+    if metric.kind == "floor":
+        values = f"{metric.label} {_plain(b, 3)} between baseline runs → {_plain(c, 3)} ("
+        values += _signed(d, 3, "")
     else:
         values = f"{metric.label} {_plain(b * scale, digits, unit)} → {_plain(c * scale, digits, unit)} ("
         values += _signed(d * dscale, ddigits, du)

@@ -34,11 +34,14 @@ def _number(value: Any) -> float | None:
 
 
 def _task_means(
-    pairs: Sequence[PairRecord], keys: Mapping[str, str], metric: LabelMetric
+    pairs: Sequence[PairRecord],
+    keys: Mapping[str, str],
+    metric: LabelMetric,
+    floors: Mapping[str, float] | None = None,
 ) -> tuple[list[str], np.ndarray, np.ndarray, int]:
     """Per task (sorted keys): the mean over its pairs of each side's value, for the pairs
-    where both sides are known (only the candidate for a ``level`` metric), and the number of
-    pairs used."""
+    where both sides are known, and the number of pairs used. For a ``floor`` metric the
+    baseline side is the task's noise floor (``floors``) and tasks without one are left out."""
     sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     for pair in pairs:
         c = metric.candidate(pair)
@@ -49,6 +52,9 @@ def _task_means(
         acc[0] += b
         acc[1] += c
         acc[2] += 1
+    if metric.kind == "floor":
+        floors = floors or {}
+        sums = {t: [floors[t] * acc[2], acc[1], acc[2]] for t, acc in sums.items() if t in floors}
     tasks = sorted(sums)
     count = np.array([sums[t][2] for t in tasks])
     base = np.array([sums[t][0] for t in tasks]) / np.maximum(count, 1)
@@ -94,23 +100,25 @@ def metric_statistics(
     pairs: Sequence[PairRecord],
     keys: Mapping[str, str],
     metric: LabelMetric,
+    floors: Mapping[str, float] | None = None,
     *,
     alpha: float = ALPHA,
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> dict[str, Any]:
     """One metric's object of ``summary.metrics`` before the Holm step (``p_value`` is still
-    the raw one; :func:`label_statistics` adjusts it and gives the verdict)."""
-    tasks, base, cand, used = _task_means(pairs, keys, metric)
+    the raw one; :func:`label_statistics` adjusts it and gives the verdict). ``floors``: each
+    task's baseline-vs-baseline TDI (``Comparison.repeat_tdi``)."""
+    tasks, base, cand, used = _task_means(pairs, keys, metric, floors)
     extra: dict[str, Any] = {}
     if metric.kind == "rate":
         estimate, method, extra = _rate(pairs, keys, metric, alpha)
     elif metric.kind == "total":
         estimate = methods.total_change(base, cand, alpha, resamples=resamples, seed=seed)
         method = f"total_change+paired_bootstrap({resamples}, seed {seed})"
-    elif metric.kind == "level":
-        estimate = methods.paired_t(cand, alpha, popmean=metric.min_effect, alternative="greater")
-        method = f"t_over_tasks(one-sided, > {metric.min_effect:g})"
+    elif metric.kind == "floor":
+        estimate = methods.paired_t(cand - base, alpha)
+        method = "paired_t_over_tasks(vs baseline repeat)"
     else:
         estimate = methods.paired_t(cand - base, alpha)
         method = "paired_t_over_tasks"
@@ -122,7 +130,7 @@ def metric_statistics(
         baseline, candidate = float(base.mean()), float(cand.mean())
     return {
         "metric": metric.name,
-        "baseline": None if metric.kind == "level" else baseline,
+        "baseline": baseline,
         "candidate": candidate,
         "delta": _number(estimate.delta) if tasks else None,
         "ci_low": _number(estimate.low),
@@ -130,7 +138,7 @@ def metric_statistics(
         "p_value": _number(estimate.p_value),
         "verdict": "insufficient_data",
         "n_tasks": len(tasks),
-        "n_trials_baseline": 0 if metric.kind == "level" else used,
+        "n_trials_baseline": 2 * len(tasks) if metric.kind == "floor" else used,
         "n_trials_candidate": used,
         "method": method,
         "min_effect": metric.min_effect,
@@ -141,6 +149,7 @@ def metric_statistics(
 def label_statistics(
     pairs: Sequence[PairRecord],
     keys: Mapping[str, str],
+    floors: Mapping[str, float] | None = None,
     *,
     alpha: float = ALPHA,
     resamples: int = RESAMPLES,
@@ -149,7 +158,7 @@ def label_statistics(
     """``summary.metrics``: every label-level metric, its p-value Holm-adjusted across the
     family (``p_value_raw`` keeps the unadjusted one) and its verdict at ``alpha``."""
     found = [
-        metric_statistics(pairs, keys, m, alpha=alpha, resamples=resamples, seed=seed)
+        metric_statistics(pairs, keys, m, floors, alpha=alpha, resamples=resamples, seed=seed)
         for m in LABEL_METRICS
     ]
     raw = np.array([np.nan if f["p_value"] is None else f["p_value"] for f in found])
@@ -171,7 +180,6 @@ def label_statistics(
                 alpha=alpha,
                 min_effect=metric.min_effect,
                 worse_when=metric.worse_when,
-                one_sided=metric.kind == "level",
             )
         )
     return found
@@ -243,7 +251,9 @@ def attach_statistics(
     """Compute the label-level statistics of ``comparison`` and store them on it: its JSON
     summary gains ``metrics`` and ``tasks``, its verdict the label-level gates and, with
     ``fail_on_regression``, every metric whose verdict is ``regression``."""
-    metrics = label_statistics(comparison.pairs, comparison.task_keys, alpha=alpha, seed=seed)
+    metrics = label_statistics(
+        comparison.pairs, comparison.task_keys, comparison.repeat_tdi, alpha=alpha, seed=seed
+    )
     broken, unknown = label_violations(metrics, comparison.thresholds)
     result = {
         "metrics": metrics,

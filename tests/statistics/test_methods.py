@@ -107,3 +107,12 @@ def test_bootstrap_matches_a_direct_loop(rows: list[tuple[float, float]], seed: 
     assert float(est.low) == pytest.approx(low, rel=1e-9, abs=1e-12)
     assert float(est.high) == pytest.approx(high, rel=1e-9, abs=1e-12)
     assert float(est.p_value) == pytest.approx(p)
+
+
+def test_bootstrap_in_chunks_is_the_same_bootstrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    b, c = rng.uniform(1, 2, 30), rng.uniform(1, 2, 30)
+    whole = methods.total_change(b, c, resamples=500, seed=11)
+    monkeypatch.setattr(methods, "_CHUNK_CELLS", 7 * 30)  # seven resamples per draw
+    chunked = methods.total_change(b, c, resamples=500, seed=11)
+    assert (float(whole.low), float(whole.high)) == (float(chunked.low), float(chunked.high))

@@ -156,3 +156,32 @@ def test_cli_verdicts_gates_and_exit_codes(
     config = tmp_path / "reportgen.toml"
     config.write_text("[cli]\nmax_reward_drop = 0.5\n")
     assert runner.invoke(app, ["compare", b, c, "--config", str(config)]).exit_code == 3
+
+
+def test_divergence_is_judged_against_the_baseline_noise_floor() -> None:
+    # tasks a, b, c diverge 0.5, 0.4, 0.6 from the baseline; two baseline runs of a and b
+    # diverge 0.1 and 0.2 from each other (c has one baseline run: no floor, left out)
+    rows = [("a", 0.5), ("b", 0.4), ("c", 0.6)]
+    pairs = [_pair(t, 0, trajectory_divergence_index=tdi) for t, tdi in rows]
+    keys = {p["pair_id"]: p["task_id"] for p in pairs}
+    found = label_statistics(pairs, keys, {"a": 0.1, "b": 0.2})  # type: ignore[arg-type]
+    tdi = next(m for m in found if m["metric"] == "trajectory_divergence_index")
+    assert (tdi["n_tasks"], tdi["baseline"], tdi["candidate"]) == (2, pytest.approx(0.15), 0.45)
+    assert tdi["delta"] == pytest.approx(0.3) and tdi["method"].startswith("paired_t")
+    none = label_statistics(pairs, keys)  # type: ignore[arg-type]
+    assert next(m for m in none if m["metric"] == "trajectory_divergence_index")["n_tasks"] == 0
+
+
+def test_repeat_pairs_give_one_floor_per_task(tmp_path: Path) -> None:
+    from reportgen.api import compare
+
+    base, cand = tmp_path / "b", tmp_path / "c"
+    for folder in (base, cand):
+        folder.mkdir()
+        for trial in range(3):
+            run = make_run("t", n_steps=3 + trial, trial=trial, success=True)
+            (folder / f"{trial}.json").write_text(json.dumps(run))
+    comparison = compare(base, cand)
+    assert len(comparison.pairs) == 3
+    ((key, floor),) = comparison.repeat_tdi.items()
+    assert key.endswith("/t") and 0 < floor < 1
