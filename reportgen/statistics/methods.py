@@ -47,13 +47,14 @@ def paired_t(
     is trustworthy); fewer than two tasks give NaN."""
     d = np.asarray(diffs, dtype=np.float64)
     n = d.shape[-1]
-    mean = d.mean(axis=-1) if n else np.full(d.shape[:-1], np.nan)
+    with np.errstate(all="ignore"):
+        mean = d.mean(axis=-1) if n else np.full(d.shape[:-1], np.nan)
     if n < 2:
         nan = np.full(mean.shape, np.nan)
         return Interval(mean, nan, nan, nan.copy())
-    se = d.std(axis=-1, ddof=1) / math.sqrt(n)
-    half = stats.t.ppf(1 - alpha / 2, n - 1) * se
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # zero spread or overflowing values: NaN, no warning
+        se = d.std(axis=-1, ddof=1) / math.sqrt(n)
+        half = stats.t.ppf(1 - alpha / 2, n - 1) * se
         t = (mean - popmean) / se
     if alternative == "greater":
         p = stats.t.sf(t, n - 1)
@@ -61,7 +62,9 @@ def paired_t(
     else:
         p = 2 * stats.t.sf(np.abs(t), n - 1)
         p = np.where(se == 0, np.where(mean == popmean, 1.0, 0.0), p)
-    return Interval(mean, mean - half, mean + half, np.asarray(p, dtype=np.float64))
+    with np.errstate(all="ignore"):
+        low, high = mean - half, mean + half
+    return Interval(mean, low, high, np.asarray(p, dtype=np.float64))
 
 
 def wilson(successes: int, trials: int, alpha: float = 0.05) -> tuple[float, float]:
@@ -122,21 +125,24 @@ def total_change(
     b = np.asarray(baseline, dtype=np.float64)
     c = np.asarray(candidate, dtype=np.float64)
     n = b.shape[-1]
-    sb, sc = b.sum(), c.sum()
-    point = (sc - sb) / sb if sb > 0 else math.nan
+    with np.errstate(over="ignore", invalid="ignore"):  # huge totals: no number, not a warning
+        sb, sc = b.sum(), c.sum()
+        point = (sc - sb) / sb if sb > 0 else math.nan
     if n < 2 or not sb > 0:
         return Interval(np.array(point), np.array(math.nan), np.array(math.nan), np.array(math.nan))
     rng = np.random.default_rng(seed)
     rows = max(1, _CHUNK_CELLS // n)  # resamples per draw: memory stays bounded for any n
     rb = np.empty(resamples)
     rc = np.empty(resamples)
-    for start in range(0, resamples, rows):  # a loop over chunks, not over resamples
-        idx = bootstrap_indices(rng, n, min(rows, resamples - start))
-        rb[start : start + idx.shape[0]] = b[idx].sum(axis=1)
-        rc[start : start + idx.shape[0]] = c[idx].sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
+        for start in range(0, resamples, rows):  # a loop over chunks, not over resamples
+            idx = bootstrap_indices(rng, n, min(rows, resamples - start))
+            rb[start : start + idx.shape[0]] = b[idx].sum(axis=1)
+            rc[start : start + idx.shape[0]] = c[idx].sum(axis=1)
         ratios = (rc - rb) / rb
-    ratios = ratios[rb > 0]
+    ratios = ratios[(rb > 0) & np.isfinite(ratios)]
+    if not ratios.size or not math.isfinite(point):
+        return Interval(np.array(point), np.array(math.nan), np.array(math.nan), np.array(math.nan))
     low, high = np.quantile(ratios, [alpha / 2, 1 - alpha / 2])
     k = ratios.size
     tail = min(np.count_nonzero(ratios <= 0), np.count_nonzero(ratios >= 0))

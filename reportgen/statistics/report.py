@@ -23,7 +23,7 @@ def _plain(value: float, digits: int, unit: str = "") -> str:
     return (MINUS if value < 0 else "") + f"{abs(value):.{digits}f}{unit}"
 
 
-def verdict_line(entry: Mapping[str, Any]) -> str:
+def verdict_line(entry: Mapping[str, Any], alpha: float = 0.05) -> str:
     """``success 91.7 % → 75.0 % (-16.7 pp, 95 % CI -30.1 to -3.2 pp): regression`` (printed
     with a true minus sign)."""
     metric = _LABELS[entry["metric"]]
@@ -49,7 +49,8 @@ def verdict_line(entry: Mapping[str, Any]) -> str:
         interval = ", no interval"
     else:
         interval = (
-            f", 95 % CI {_plain(low * dscale, ddigits)} to {_plain(high * dscale, ddigits, du)}"
+            f", {100 * (1 - alpha):g} % CI {_plain(low * dscale, ddigits)}"
+            f" to {_plain(high * dscale, ddigits, du)}"
         )
     return f"{values}{interval}): {entry['verdict']}"
 
@@ -72,7 +73,7 @@ def lead_lines(statistics: Mapping[str, Any] | None, markdown: bool) -> list[str
     """The lines that open a report: the verdicts, the label-level gates broken, the tasks."""
     if statistics is None:
         return []
-    lines = [verdict_line(m) for m in statistics["metrics"]]
+    lines = [verdict_line(m, statistics["alpha"]) for m in statistics["metrics"]]
     if markdown:
         lines = [f"- {line}" for line in lines]
     for v in statistics["label_violations"]:

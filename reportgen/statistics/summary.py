@@ -29,8 +29,9 @@ TASK_CLASSES = ("newly_broken", "fixed", "flaky", "still_failing", "still_passin
 
 
 def _number(value: Any) -> float | None:
+    """A JSON number, or None where there is none (NaN, or an overflow to infinity)."""
     value = float(value)
-    return None if math.isnan(value) else value
+    return value if math.isfinite(value) else None
 
 
 def _task_means(

@@ -153,6 +153,9 @@ def test_cli_verdicts_gates_and_exit_codes(
     (violation,) = json.loads(drop.stdout)["summary"]["label_violations"]
     assert violation["gate"] == "success_drop" and violation["value"] == pytest.approx(250 / 3)
     assert runner.invoke(app, ["compare", b, c, "--max-success-drop", "90"]).exit_code == 0
+    assert runner.invoke(app, ["compare", b, c, "--alpha", "1"]).exit_code == 2
+    narrow = runner.invoke(app, ["compare", b, c, "--markdown", "--alpha", "0.1"]).stdout
+    assert "90 % CI" in narrow
     config = tmp_path / "reportgen.toml"
     config.write_text("[cli]\nmax_reward_drop = 0.5\n")
     assert runner.invoke(app, ["compare", b, c, "--config", str(config)]).exit_code == 3
@@ -185,3 +188,13 @@ def test_repeat_pairs_give_one_floor_per_task(tmp_path: Path) -> None:
     assert len(comparison.pairs) == 3
     ((key, floor),) = comparison.repeat_tdi.items()
     assert key.endswith("/t") and 0 < floor < 1
+
+
+def test_api_comes_with_statistics_and_can_fail_on_regression(folders: tuple[Path, Path]) -> None:
+    from reportgen.api import RegressionError, assert_no_regressions, compare
+
+    comparison = compare(*folders)
+    assert comparison.summary()["regressions"] == ["success_rate", "reward"]
+    assert_no_regressions(comparison, config=False)
+    with pytest.raises(RegressionError, match="success_rate: regression"):
+        assert_no_regressions(comparison, config=False, fail_on_regression=True)
