@@ -14,6 +14,7 @@ from reportgen.divergence.compare import Comparison, compare_labels, compare_pat
 from reportgen.escape import term_text
 from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_thresholds
 from reportgen.gating.thresholds import assertion_names
+from reportgen.statistics import attach_statistics
 
 __all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
 
@@ -32,8 +33,11 @@ class RegressionError(AssertionError):
 def compare(
     baseline: str | Path | list[str | Path], candidate: str | Path | list[str | Path]
 ) -> Comparison:
-    """Compare trace files or folders (no archive needed); no thresholds applied yet."""
-    return compare_paths(_as_list(baseline), _as_list(candidate))
+    """Compare trace files or folders (no archive needed); no thresholds applied yet. The
+    label-level statistics (``summary.metrics``, ``summary.tasks``) come with it."""
+    comparison = compare_paths(_as_list(baseline), _as_list(candidate))
+    attach_statistics(comparison)
+    return comparison
 
 
 def _as_list(paths: str | Path | list[str | Path]) -> list[str | Path]:
@@ -47,16 +51,19 @@ def compare_archive(
     *,
     batch: str | None = None,
 ) -> Comparison:
-    """Compare two labels of an archive, night by night (or one ``batch``)."""
+    """Compare two labels of an archive, night by night (or one ``batch``), with the
+    label-level statistics."""
     from reportgen.archive import connect
 
     con = connect(db, read_only=True)
     try:
-        return compare_labels(
+        comparison = compare_labels(
             con, baseline_label, candidate_label, baseline_batch=batch, candidate_batch=batch
         )
     finally:
         con.close()
+    attach_statistics(comparison)
+    return comparison
 
 
 def thresholds_for(config: Path | bool | None = True, **keywords: float | None) -> list[Threshold]:
@@ -90,6 +97,7 @@ def assert_no_regressions(
     *,
     config: Path | bool | None = True,
     allow_loops: bool | None = None,
+    fail_on_regression: bool = False,
     **thresholds: Any,
 ) -> None:
     """Raise RegressionError when any pair breaks a threshold (strict ``>``: equal passes).
@@ -100,7 +108,8 @@ def assert_no_regressions(
     AgentDiff, ``max_recovery_step_ratio``, ``max_cost_increase_pct``,
     ``max_token_increase_pct``, ``max_latency_increase_pct``. ``allow_loops=False`` is ``max_loops=0`` (no stagnant
     candidate loop at all), as in AgentDiff; thresholds left as None come from the config's
-    [assertions] section."""
+    [assertions] section. ``fail_on_regression``: also raise when a label-level verdict
+    (``summary.metrics``) is ``regression``, as ``--fail-on-regression`` does."""
     if allow_loops is False and thresholds.get("max_loops") is None:
         thresholds["max_loops"] = 0
     found = thresholds_for(config, **thresholds)
@@ -111,5 +120,13 @@ def assert_no_regressions(
                 f"pair {term_text(pair['pair_id'])}: {v['metric']} = {v['value']:.6g}"
                 f" > {v['threshold']:g} (from {v['source']})"
             )
+    if fail_on_regression:
+        stats = comparison.statistics or attach_statistics(comparison)
+        problems += [
+            f"{m['metric']}: regression ({m['baseline']:.6g} -> {m['candidate']:.6g},"
+            f" p = {m['p_value']:.3g} after Holm)"
+            for m in stats["metrics"]
+            if m["verdict"] == "regression"
+        ]
     if problems:
         raise RegressionError("reportgen found regressions:\n  " + "\n  ".join(problems))

@@ -15,7 +15,7 @@ from reportgen import __version__
 from reportgen.cli import build, compare, converge, ingest, iterations
 from reportgen.cli.errors import exits_on_errors
 from reportgen.cli.options import with_gate_options
-from reportgen.gating.metrics import pair_gates
+from reportgen.gating.metrics import label_gates, pair_gates
 
 __all__ = ["app", "main", "make_app"]
 
@@ -49,7 +49,7 @@ def make_app() -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     app.callback()(_root)
-    gated = with_gate_options(pair_gates)
+    gated = with_gate_options(lambda: (*pair_gates(), *label_gates()))
     commands: dict[str, Callable[..., Any]] = {
         "ingest": ingest.ingest,
         "demo": ingest.demo,

@@ -25,6 +25,36 @@ Explain = Annotated[
 Tree = Annotated[
     bool, typer.Option("--tree", help="The aligned steps: + added, - removed, ~ modified.")
 ]
+FailOnRegression = Annotated[
+    bool,
+    typer.Option(
+        "--fail-on-regression",
+        help="Exit 3 when a label-level verdict (summary.metrics) is 'regression': a change "
+        "significant at --alpha after Holm's correction, in the worse direction.",
+    ),
+]
+Alpha = Annotated[
+    float,
+    typer.Option(
+        "--alpha",
+        help="Significance level of the label-level verdicts (95 % intervals at 0.05).",
+    ),
+]
+
+
+def _check_alpha(alpha: float) -> None:
+    """--alpha is a usage error unless strictly between 0 and 1 (checked before any work)."""
+    from reportgen.errors import UsageError
+
+    if not 0 < alpha < 1:
+        raise UsageError(f"--alpha must be a number in (0, 1), got {alpha!r}")
+
+
+def _statistics(comparison: Comparison, fail_on_regression: bool, alpha: float) -> None:
+    """The label-level statistics, verdicts and gates (reportgen.statistics), on the comparison."""
+    from reportgen.statistics import attach_statistics
+
+    attach_statistics(comparison, fail_on_regression=fail_on_regression, alpha=alpha)
 
 
 def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, tree: bool) -> None:
@@ -35,14 +65,16 @@ def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, 
     from reportgen.divergence.tables import markdown as to_markdown
     from reportgen.divergence.tables import print_terminal
     from reportgen.errors import GateFailed
+    from reportgen.statistics.report import lead_lines
 
     console = out()
     if as_json:
         print_json(comparison.to_json())
     elif markdown:
-        console.print(to_markdown(comparison), markup=False, highlight=False)
+        lead = lead_lines(comparison.statistics, markdown=True)
+        console.print(to_markdown(comparison, lead), markup=False, highlight=False)
     else:
-        print_terminal(console, comparison)
+        print_terminal(console, comparison, lead_lines(comparison.statistics, markdown=False))
     if not as_json:
         for pair in comparison.pairs if (explain or tree) else []:
             if explain:
@@ -78,6 +110,8 @@ def compare(
     markdown: Markdown = False,
     explain: Explain = False,
     tree: Tree = False,
+    fail_on_regression: FailOnRegression = False,
+    alpha: Alpha = 0.05,
 ) -> None:
     """Compare a baseline with a candidate: two trace files or folders (BASELINE CANDIDATE), or
     two labels of an archive (--db). Exit 3 when a gate fails."""
@@ -88,6 +122,7 @@ def compare(
     from reportgen.gating import find_config, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
+    _check_alpha(alpha)
     thresholds = resolve_thresholds(gate_flags or {}, config or find_config())
     paths = [p for p in (baseline, candidate) if p is not None]
     if db is not None and paths:
@@ -118,6 +153,7 @@ def compare(
             comparison = compare_paths(
                 [paths[0]], [paths[1]], thresholds, with_steps=with_steps, progress=progress.hook
             )
+    _statistics(comparison, fail_on_regression, alpha)
     _emit(comparison, as_json, markdown, explain, tree)
 
 
@@ -142,6 +178,8 @@ def gate(
     as_json: Json = False,
     markdown: Markdown = False,
     explain: Explain = False,
+    fail_on_regression: FailOnRegression = False,
+    alpha: Alpha = 0.05,
 ) -> None:
     """Gate CI on the archive: compare the candidate label with the baseline label night by
     night (the latest night by default). Exit 3 when a gate fails."""
@@ -152,6 +190,7 @@ def gate(
     from reportgen.gating import find_config, resolve_one, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
+    _check_alpha(alpha)
     config_path = config or find_config()
     convergence = resolve_one(MIN_CONVERGENCE, min_convergence, config_path)
     thresholds = resolve_thresholds(gate_flags or {}, config_path)
@@ -184,4 +223,5 @@ def gate(
             )
     finally:
         con.close()
+    _statistics(comparison, fail_on_regression, alpha)
     _emit(comparison, as_json, markdown, explain, False)

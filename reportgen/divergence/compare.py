@@ -15,9 +15,9 @@ from reportgen._gc import collector_paused
 from reportgen._sql import load_sql
 from reportgen.archive import connect
 from reportgen.archive.connection import first_row
-from reportgen.divergence.metrics import pair_metrics
+from reportgen.divergence.metrics import Pair, pair_metrics
 from reportgen.divergence.pairing import Pairing, Unpaired, pair_labels, pair_runs
-from reportgen.divergence.records import PairRecord
+from reportgen.divergence.records import PairRecord, RunOutcome
 from reportgen.errors import InputError
 from reportgen.gating import Threshold, judge
 from reportgen.gating import pair_metrics as registered_metrics
@@ -28,24 +28,43 @@ from reportgen.ingest.loader import ProgressHook
 @dataclass
 class Comparison:
     """The compared pairs (JSON-contract dicts with verdicts), what had no partner, and the
-    thresholds that were applied."""
+    thresholds that were applied. ``task_keys`` gives each pair's task (``suite/task``): the
+    unit of the label-level statistics, which :mod:`reportgen.statistics` stores in
+    ``statistics`` (with the label-level gates and, when asked, the regressions that fail)."""
 
     pairs: list[PairRecord]
     unpaired: list[Unpaired] = field(default_factory=list)
     thresholds: list[Threshold] = field(default_factory=list)
     convergence: dict[str, Any] | None = None  # the --min-convergence gate, when applied
+    task_keys: dict[str, str] = field(default_factory=dict)
+    repeat_tdi: dict[str, float] = field(default_factory=dict)  # task key -> baseline A/A TDI
+    statistics: dict[str, Any] | None = None  # reportgen.statistics.attach_statistics
+
+    @property
+    def label_violations(self) -> list[dict[str, Any]]:
+        """The label-level gates broken (``--max-success-drop``, ...)."""
+        return [] if self.statistics is None else list(self.statistics["label_violations"])
+
+    @property
+    def failing_regressions(self) -> list[str]:
+        """The metrics whose verdict is ``regression``, when ``--fail-on-regression`` is on."""
+        stats = self.statistics
+        return list(stats["regressions"]) if stats and stats["fail_on_regression"] else []
 
     @property
     def passed(self) -> bool:
         converged = self.convergence is None or not self.convergence["violations"]
-        return converged and all(pair["passed"] for pair in self.pairs)
+        label_level = not self.label_violations and not self.failing_regressions
+        return converged and label_level and all(pair["passed"] for pair in self.pairs)
 
     def to_json(self) -> dict[str, Any]:
-        """One pair: the pair's contract at top level; many: ``pairs`` plus a ``summary``."""
+        """One pair: the pair's contract at top level (plus the label-level ``summary`` when
+        computed); many: ``pairs`` plus a ``summary``."""
         applied = [t.to_dict() for t in self.thresholds]
         extra = {} if self.convergence is None else {"convergence": self.convergence}
         if len(self.pairs) == 1 and not self.unpaired:
-            return {**self.pairs[0], "thresholds": applied, **extra}
+            label = {} if self.statistics is None else {"summary": self._label_summary()}
+            return {**self.pairs[0], "thresholds": applied, **extra, **label}
         return {
             "pairs": self.pairs,
             "summary": self.summary(),
@@ -55,13 +74,38 @@ class Comparison:
         }
 
     def failure_line(self) -> str:
-        """What failed, in one line (the error a failed gate exits with)."""
+        """What failed, in one line (the error a failed gate exits with): per-pair gates,
+        convergence, label-level gates and regressions each said apart."""
         failed = self.summary()["failed_pairs"]
         groups = len(self.convergence["violations"]) if self.convergence else 0
         what = [f"{len(failed)} pair(s) failed a gate"] if failed else []
         what += [f"{groups} group(s) did not converge"] if groups else []
+        what += [
+            f"{v['gate']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
+            for v in self.label_violations
+        ]
+        if self.failing_regressions:
+            what.append("regression (--fail-on-regression): " + ", ".join(self.failing_regressions))
         shown = ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
         return "; ".join(what) + (f": {shown}" if failed else "")
+
+    def _label_summary(self) -> dict[str, Any]:
+        stats = self.statistics
+        if stats is None:
+            return {}
+        return {
+            "metrics": stats["metrics"],
+            "tasks": stats["tasks"],
+            "alpha": stats["alpha"],
+            "label_violations": stats["label_violations"],
+            "regressions": stats["regressions"],
+            "fail_on_regression": stats["fail_on_regression"],
+            **(
+                {"label_gates_not_evaluated": stats["label_gates_not_evaluated"]}
+                if stats["label_gates_not_evaluated"]
+                else {}
+            ),
+        }
 
     def summary(self) -> dict[str, Any]:
         failed = [p["pair_id"] for p in self.pairs if not p["passed"]]
@@ -71,6 +115,7 @@ class Comparison:
             "failed_pairs": failed,
             "unpaired": len(self.unpaired),
             "violations": sum(len(p["violations"]) for p in self.pairs),
+            **self._label_summary(),
         }
 
 
@@ -85,12 +130,12 @@ def compare_pairing(
     """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
     tables need only the metrics)."""
-    results = pair_metrics(con, pairing.pairs, progress=progress)
-    derived = [m for m in registered_metrics() if m.compute is not None]
-    for result in results if derived else []:
-        for metric in derived:
-            assert metric.compute is not None
-            cast(dict[str, Any], result)[metric.key] = metric.compute(result)
+    ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
+    outcomes = run_outcomes(con, ids)
+    repeats = repeat_pairs(pairing.pairs, outcomes)
+    computed = pair_metrics(con, [*pairing.pairs, *repeats], progress=progress)
+    results, repeat_results = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
+    complete_records(con, results, outcomes)
     if with_steps:
         _attach_steps(con, results)
     for result in results:
@@ -99,7 +144,93 @@ def compare_pairing(
         result["violations"] = verdict.violations
         if verdict.unknown:
             result["gates_not_evaluated"] = verdict.unknown
-    return Comparison(results, pairing.unpaired, list(thresholds))
+    keys = {}
+    for result in results:
+        place = outcomes.get(result["baseline_run_id"])
+        keys[result["pair_id"]] = _task_key(result["task_id"], place)
+    floor = {  # a repeat pair's task_id is already its task key
+        pair.task_id: r["trajectory_divergence_index"]
+        for pair, r in zip(repeats, repeat_results, strict=True)
+    }
+    return Comparison(results, pairing.unpaired, list(thresholds), task_keys=keys, repeat_tdi=floor)
+
+
+def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, RunOutcome]:
+    """Success, reward and place (suite, task, batch, trial) of each given run, by run id, in
+    one query (``sql/run_outcomes.sql``)."""
+    if not run_ids:
+        return {}
+    rows = con.execute(load_sql("run_outcomes"), {"run_ids": sorted(set(run_ids))}).fetchall()
+    return {
+        run_id: RunOutcome(
+            success=None if success is None else bool(success),
+            reward=None if reward is None else float(reward),
+            suite=suite,
+            task_id=task_id,
+            batch=batch,
+            trial=int(trial),
+        )
+        for run_id, success, reward, suite, task_id, batch, trial in rows
+    }
+
+
+def _task_key(task_id: str, place: RunOutcome | None) -> str:
+    """A task's key for the label-level statistics: ``suite/task`` (the task alone when the
+    run is not in the archive)."""
+    return task_id if place is None else f"{place.suite}/{place.task_id}"
+
+
+def repeat_pairs(pairs: Sequence[Pair], outcomes: dict[str, RunOutcome]) -> list[Pair]:
+    """One baseline-against-baseline pair per task that has two baseline runs or more (its
+    first two by night and trial): their TDI is the task's noise floor, how far two runs of
+    the same agent diverge, which the candidate's TDI is judged against. At most one extra
+    pair per task, computed with the real pairs in one pass."""
+    runs: dict[str, set[str]] = {}
+    for pair in pairs:
+        key = _task_key(pair.task_id, outcomes.get(pair.baseline_run_id))
+        runs.setdefault(key, set()).add(pair.baseline_run_id)
+    taken = {pair.pair_id for pair in pairs}
+    found = []
+    for n, (key, ids) in enumerate(sorted(runs.items())):
+        if len(ids) < 2:
+            continue
+        first, second = sorted(
+            ids,
+            key=lambda r: (
+                (outcomes[r].batch, outcomes[r].trial, r) if r in outcomes else ("", 0, r)
+            ),
+        )[:2]
+        pid = f"repeat:{n}"
+        while pid in taken:
+            pid += "~"
+        found.append(Pair(pid, key, first, second))
+    return found
+
+
+def complete_records(
+    con: duckdb.DuckDBPyConnection,
+    results: list[PairRecord],
+    outcomes: dict[str, RunOutcome] | None = None,
+) -> dict[str, RunOutcome]:
+    """Give every pair record its outcomes (``baseline_success``, ``candidate_success``,
+    ``baseline_reward``, ``candidate_reward``; None when the run does not say) and the fields
+    of the registered metrics that are computed from the record. The CLI, the API and the site
+    all read records completed here, so every surface shows the same fields. Returns the
+    outcomes by run id."""
+    if outcomes is None:
+        ids = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
+        outcomes = run_outcomes(con, ids)
+    derived = [m for m in registered_metrics() if m.compute is not None]
+    for result in results:
+        b, c = outcomes.get(result["baseline_run_id"]), outcomes.get(result["candidate_run_id"])
+        result["baseline_success"] = None if b is None else b.success
+        result["candidate_success"] = None if c is None else c.success
+        result["baseline_reward"] = None if b is None else b.reward
+        result["candidate_reward"] = None if c is None else c.reward
+        for metric in derived:
+            assert metric.compute is not None
+            cast(dict[str, Any], result)[metric.key] = metric.compute(result)
+    return outcomes
 
 
 def compare_labels(

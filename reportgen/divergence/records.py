@@ -4,7 +4,7 @@ mypy checks every key read by name."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 
 class RunTotals(TypedDict):
@@ -16,6 +16,17 @@ class RunTotals(TypedDict):
     tokens: int | None
     cost_usd: float | None
     latency_ms: float | None
+
+
+class RunOutcome(NamedTuple):
+    """What one run achieved (None: the run does not say) and where it sits."""
+
+    success: bool | None
+    reward: float | None
+    suite: str
+    task_id: str
+    batch: str
+    trial: int
 
 
 class LoopRecord(TypedDict):
@@ -66,6 +77,10 @@ class PairRecord(TypedDict):
     step_diffs: list[StepDiff]
     baseline_totals: RunTotals
     candidate_totals: RunTotals
+    baseline_success: NotRequired[bool | None]  # outcomes: set by compare.complete_records
+    candidate_success: NotRequired[bool | None]
+    baseline_reward: NotRequired[float | None]
+    candidate_reward: NotRequired[float | None]
     passed: NotRequired[bool]
     violations: NotRequired[list[dict[str, Any]]]
     gates_not_evaluated: NotRequired[list[dict[str, Any]]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -67,6 +69,16 @@ def verdict_line(comparison: Comparison) -> str:
     failed = len(s["failed_pairs"])
     head = "PASSED" if comparison.passed else "FAILED"
     line = f"{head}: {s['pairs']} pair(s) compared, {failed} failed a gate, {s['unpaired']} run(s) unpaired."
+    label_level = [
+        f"{v['gate']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
+        for v in comparison.label_violations
+    ]
+    if comparison.failing_regressions:
+        label_level.append(
+            "regression (--fail-on-regression): " + ", ".join(comparison.failing_regressions)
+        )
+    if label_level:
+        line += " Label level: " + "; ".join(label_level) + "."
     if comparison.convergence is not None:
         c = comparison.convergence
         line += (
@@ -83,12 +95,20 @@ def convergence_lines(comparison: Comparison) -> list[str]:
     return [f"convergence: {v['message']}" for v in comparison.convergence["violations"]]
 
 
-def print_terminal(console: Console, comparison: Comparison) -> None:
-    """The comparison for people at a terminal."""
+def print_terminal(console: Console, comparison: Comparison, lead: Sequence[str] = ()) -> None:
+    """The comparison for people at a terminal; ``lead``: lines printed first (the
+    label-level verdicts)."""
+    for line in lead:
+        console.print(Text(line), soft_wrap=True)
+    if lead:
+        console.print()
     table = Table(title="reportgen compare: baseline vs candidate", show_lines=False)
     for column in columns():
-        table.add_column(
-            column, justify="left" if column in ("pair", "verdict") else "right", overflow="fold"
+        table.add_column(  # pair ids stay whole while the headers can wrap instead
+            column,
+            justify="left" if column in ("pair", "verdict") else "right",
+            overflow="fold",
+            no_wrap=column == "pair",
         )
     shown, more = _shown(comparison, TERMINAL_ROWS)
     for pair in shown:
@@ -125,14 +145,13 @@ def _md_cell(text: str) -> str:
     )
 
 
-def markdown(comparison: Comparison) -> str:
-    """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY."""
-    lines = [
-        f"### reportgen: {'✅ passed' if comparison.passed else '❌ failed'}",
-        "",
-        verdict_line(comparison),
-        "",
-    ]
+def markdown(comparison: Comparison, lead: Sequence[str] = ()) -> str:
+    """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY; ``lead``: Markdown
+    lines that come first under the heading (the label-level verdicts, already escaped)."""
+    lines = [f"### reportgen: {'✅ passed' if comparison.passed else '❌ failed'}", ""]
+    if lead:
+        lines += [*lead, ""]
+    lines += [verdict_line(comparison), ""]
     header = columns()
     lines.append("| " + " | ".join(header) + " |")
     lines.append(

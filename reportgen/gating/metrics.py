@@ -102,6 +102,23 @@ class PairMetric:
         return percent(value) if self.unit == "%" else _fmt_ratio(3)(value)
 
 
+def outcome_mark(success: bool | None) -> str:
+    """One side's outcome as a mark: ✓ passed, ✗ failed, ? unknown."""
+    return "?" if success is None else "✓" if success else "✗"
+
+
+def success_change(pair: Pair) -> float | None:
+    """Candidate success minus baseline success (1 fixed, -1 broken, 0 same; None unknown)."""
+    b, c = pair.get("baseline_success"), pair.get("candidate_success")
+    return None if b is None or c is None else float(c) - float(b)
+
+
+def reward_delta(pair: Pair) -> float | None:
+    """Candidate reward minus baseline reward (None when either is unknown)."""
+    b, c = pair.get("baseline_reward"), pair.get("candidate_reward")
+    return None if b is None or c is None else float(c) - float(b)
+
+
 def stagnant_loops(pair: Pair, side: str = "candidate") -> int:
     """Stagnant loops of one side of a pair: what ``--max-loops`` counts (an error followed by
     a changed retry is recovery, not a loop)."""
@@ -184,9 +201,126 @@ _BUILTIN: tuple[PairMetric, ...] = (
         Gate("latency_delta", "--max-latency-delta", "max_latency_delta",
              "Fail when latency grows by > this %.", keyword="max_latency_increase_pct"),
     ),
+    # outcomes: no per-pair gate (one run passing or failing is noise; the label-level
+    # --max-success-drop and --max-reward-drop below judge them over the tasks)
+    PairMetric(
+        "success",
+        "candidate_success",
+        "task success (baseline → candidate)",
+        "success",
+        "",
+        "lower",
+        read=success_change,
+        cell=lambda p: (
+            outcome_mark(p.get("baseline_success")) + "→" + outcome_mark(p.get("candidate_success"))
+        ),
+    ),
+    PairMetric(
+        "reward_delta",
+        "reward_delta",
+        "reward change",
+        "reward Δ",
+        "",
+        "lower",
+        cell=lambda p: "n/a" if p.get("reward_delta") is None else f"{p['reward_delta']:+.3f}",
+        compute=reward_delta,
+    ),
 )  # fmt: skip
 
 _registered: list[PairMetric] = list(_BUILTIN)
+
+
+@dataclass(frozen=True)
+class LabelMetric:
+    """One metric of a whole comparison (baseline label vs candidate label, over its tasks):
+    what ``summary.metrics`` reports with an interval, a p-value and a verdict.
+
+    ``kind`` chooses the method (:mod:`reportgen.statistics`): ``rate`` a pass rate
+    (Wilson, McNemar, paired t over tasks), ``mean`` a paired mean over tasks (t interval),
+    ``floor`` a pair metric that is itself a difference (TDI), judged against the same
+    metric between two baseline runs of the task (its noise floor),
+    ``total`` the relative change of totals over paired tasks (seeded paired bootstrap).
+    ``baseline`` / ``candidate`` read one pair's value of each side (None: unknown).
+    ``min_effect`` is the smallest change worth a verdict, in the unit of the delta (a rate's
+    points as a fraction, a mean's own unit, a total's relative change); an interval inside
+    ± it is ``no_change``. ``gate``, when given, is a label-level threshold on the point
+    change (how far the candidate may fall), e.g. ``--max-success-drop``."""
+
+    name: str
+    label: str
+    kind: Literal["rate", "mean", "floor", "total"]
+    worse_when: Literal["higher", "lower"]
+    min_effect: float
+    candidate: Callable[[Pair], float | None]
+    baseline: Callable[[Pair], float | None] | None = None
+    gate: Gate | None = None
+    scale: float = 1.0  # the gate's unit per unit of delta (a rate's 100 points)
+
+
+def _number(key: str) -> Callable[[Pair], float | None]:
+    def read(pair: Pair) -> float | None:
+        value = pair.get(key)
+        return None if value is None else float(value)
+
+    return read
+
+
+def _total(side: str, key: str) -> Callable[[Pair], float | None]:
+    def read(pair: Pair) -> float | None:
+        value = pair[f"{side}_totals"][key]
+        return None if value is None else float(value)
+
+    return read
+
+
+MAX_SUCCESS_DROP = Gate(
+    "success_drop",
+    "--max-success-drop",
+    "max_success_drop",
+    "Fail (exit 3) when the candidate's pass rate over the tasks falls by more than this many "
+    "percentage points.",
+    high=100.0,
+    metavar="POINTS",
+)
+MAX_REWARD_DROP = Gate(
+    "reward_drop",
+    "--max-reward-drop",
+    "max_reward_drop",
+    "Fail (exit 3) when the candidate's mean reward over the tasks falls by more than this.",
+)
+
+#: The label-level metrics, in report order (one declaration each, gates included).
+LABEL_METRICS: tuple[LabelMetric, ...] = (
+    LabelMetric("success_rate", "success", "rate", "lower", 0.05,
+                _number("candidate_success"), _number("baseline_success"),
+                gate=MAX_SUCCESS_DROP, scale=100.0),
+    LabelMetric("reward", "reward", "mean", "lower", 0.05,
+                _number("candidate_reward"), _number("baseline_reward"), gate=MAX_REWARD_DROP),
+    LabelMetric("trajectory_divergence_index", "TDI", "floor", "higher", 0.1,
+                _number("trajectory_divergence_index")),
+    LabelMetric("candidate_wei", "WEI", "mean", "higher", 0.05,
+                _number("candidate_wei"), _number("baseline_wei")),
+    LabelMetric("cost_usd", "cost", "total", "higher", 0.10,
+                _total("candidate", "cost_usd"), _total("baseline", "cost_usd")),
+    LabelMetric("tokens", "tokens", "total", "higher", 0.10,
+                _total("candidate", "tokens"), _total("baseline", "tokens")),
+    LabelMetric("latency_ms", "latency", "total", "higher", 0.10,
+                _total("candidate", "latency_ms"), _total("baseline", "latency_ms")),
+)  # fmt: skip
+
+
+def label_gates() -> tuple[Gate, ...]:
+    """The gates of the label-level metrics (``compare`` and ``gate``, the [cli] section)."""
+    return tuple(m.gate for m in LABEL_METRICS if m.gate is not None)
+
+
+def label_metric_for_gate(name: str) -> LabelMetric:
+    """The label-level metric behind gate ``name``."""
+    for metric in LABEL_METRICS:
+        if metric.gate is not None and metric.gate.name == name:
+            return metric
+    raise KeyError(name)
+
 
 #: Gates on other grains than a pair: a group of repeated runs (convergence) and one coding
 #: loop (iterations). Declared here so that config keys and validation live in one place.

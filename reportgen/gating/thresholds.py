@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from reportgen.errors import UsageError
-from reportgen.gating.metrics import OTHER_GATES, Gate, metric_for_gate, pair_gates
+from reportgen.gating.metrics import OTHER_GATES, Gate, label_gates, metric_for_gate, pair_gates
 
 CONFIG_FILES = ("reportgen.toml", "pyproject.toml")
 Section = Literal["cli", "assertions"]
@@ -38,7 +38,7 @@ class Threshold:
 
 def gate_by_name(name: str) -> Gate:
     """A pair gate, or one of the other grains' gates, by name."""
-    for gate in (*pair_gates(), *OTHER_GATES):
+    for gate in (*pair_gates(), *label_gates(), *OTHER_GATES):
         if gate.name == name:
             return gate
     raise KeyError(name)
@@ -92,7 +92,7 @@ def known_keys(section: Section) -> set[str]:
     """The keys a config section may hold: every gate's config key ([cli]), or its names
     (:func:`assertion_names`) and the switches ([assertions])."""
     if section == "cli":
-        return {g.config_key for g in (*pair_gates(), *OTHER_GATES)}
+        return {g.config_key for g in (*pair_gates(), *label_gates(), *OTHER_GATES)}
     names = {n for g in pair_gates() for n in assertion_names(g)}
     others = {g.keyword for g in OTHER_GATES if g.keyword}
     return names | others | set(ASSERTION_SWITCHES)
@@ -137,11 +137,12 @@ def _key(gate: Gate, section: Section, config: Mapping[str, Any], where: object)
 def resolve_thresholds(
     flags: Mapping[str, float | None], config_path: Path | None, section: Section = "cli"
 ) -> list[Threshold]:
-    """Pair-gate thresholds in force: flags (by gate name) override the config file's
-    ``section``; gates set nowhere are off."""
+    """Pair-gate thresholds in force, and for the [cli] section (``compare``, ``gate``) the
+    label-level ones: flags (by gate name) override the config file's ``section``; gates set
+    nowhere are off."""
     config = load_config(config_path).get(section, {})
     found: list[Threshold] = []
-    for gate in pair_gates():
+    for gate in (*pair_gates(), *(label_gates() if section == "cli" else ())):
         key = _key(gate, section, config, config_path)
         flag_value = flags.get(gate.name)
         if flag_value is not None:

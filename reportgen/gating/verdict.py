@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reportgen.gating.metrics import Gate, metric_for_gate
+from reportgen.gating.metrics import Gate, label_gates, metric_for_gate
 from reportgen.gating.thresholds import Threshold
 
 
@@ -43,7 +43,10 @@ def violation(gate: str, metric: str, value: float | None, threshold: Threshold)
 def judge(pair: Mapping[str, Any], thresholds: Sequence[Threshold]) -> Verdict:
     """The verdict for one pair: a violation for every value beyond its threshold."""
     verdict = Verdict()
+    label_level = {g.name for g in label_gates()}  # judged over the tasks, not per pair
     for threshold in thresholds:
+        if threshold.gate in label_level:
+            continue
         metric = metric_for_gate(threshold.gate)
         assert metric.gate is not None
         value = metric.value(pair)
@@ -61,8 +64,9 @@ def verdicts_by_metric(pair: Mapping[str, Any], thresholds: Sequence[Threshold])
     verdict = judge(pair, thresholds)
     failed = {v["gate"] for v in verdict.violations}
     unknown = {u["gate"] for u in verdict.unknown}
+    label_level = {g.name for g in label_gates()}
     return {
         metric_for_gate(t.gate).key: t.gate not in failed
         for t in thresholds
-        if t.gate not in unknown
+        if t.gate not in unknown and t.gate not in label_level
     }

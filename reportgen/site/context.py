@@ -149,6 +149,9 @@ class IndexPage(Page):
     nights: list[dict[str, Any]]
     compare: Link | None
     loop_runs: list[dict[str, Any]] = field(default_factory=list)
+    verdict_night: str | None = None  # the latest compared night, judged over its tasks
+    verdicts: list[dict[str, Any]] = field(default_factory=list)  # line, verdict per metric
+    task_classes: str | None = None  # "Tasks: 2 newly broken, ..."
 
 
 @dataclass(kw_only=True)

@@ -10,6 +10,7 @@ from typing import Any
 import duckdb
 
 from reportgen._sql import load_sql
+from reportgen.divergence.compare import complete_records, repeat_pairs, run_outcomes
 from reportgen.divergence.metrics import pair_metrics
 from reportgen.divergence.pairing import Unpaired, pair_labels
 from reportgen.divergence.records import PairRecord
@@ -50,6 +51,7 @@ class SiteData:
     iterations: IterationData = field(default_factory=IterationData)
     convergence: ConvergenceData = field(default_factory=ConvergenceData)
     suite_notes: dict[str, list[str]] = field(default_factory=dict)  # suite -> Markdown texts
+    repeat_tdi: dict[str, float] = field(default_factory=dict)  # suite/task -> A/A TDI, latest
 
     @property
     def suites(self) -> list[str]:
@@ -90,10 +92,22 @@ def _rows(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
 
 def _pairs(
     con: duckdb.DuckDBPyConnection, runs_by_id: dict[str, dict[str, Any]], base: str, cand: str
-) -> tuple[list[PairInfo], list[Unpaired]]:
-    """Pair the two labels night by night and compute every pair's metrics."""
+) -> tuple[list[PairInfo], list[Unpaired], dict[str, float]]:
+    """Pair the two labels night by night and compute every pair's metrics; also each task's
+    baseline-vs-baseline TDI on the latest night (its noise floor, by ``suite/task``)."""
     pairing = pair_labels(con, base, cand)
-    metrics = pair_metrics(con, pairing.pairs) if pairing.pairs else []
+    ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
+    outcomes = run_outcomes(con, ids)
+    # each task's noise floor on the latest night (what the index judges), as compare does
+    latest = max((outcomes[p.baseline_run_id].batch for p in pairing.pairs), default=None)
+    night = [p for p in pairing.pairs if outcomes[p.baseline_run_id].batch == latest]
+    repeats = repeat_pairs(night, outcomes)
+    computed = pair_metrics(con, [*pairing.pairs, *repeats]) if pairing.pairs else []
+    metrics, repeated = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
+    complete_records(con, metrics, outcomes)  # outcomes and computed metrics, as compare gives
+    floors = {
+        p.task_id: r["trajectory_divergence_index"] for p, r in zip(repeats, repeated, strict=True)
+    }
     infos: list[PairInfo] = []
     # pairs sharing suite, task, night and trial are numbered in order (never parsed back out
     # of the pair id: a task id may hold "~" itself)
@@ -118,7 +132,7 @@ def _pairs(
                 values,
             )
         )
-    return infos, pairing.unpaired
+    return infos, pairing.unpaired, floors
 
 
 def _suite_notes(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
@@ -145,7 +159,7 @@ def load_site_data(
     steps: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for step in _rows(con, "site_steps"):
         steps[step["run_id"]].append(step)
-    pairs, unpaired = _pairs(con, runs_by_id, baseline_label, candidate_label)
+    pairs, unpaired, floors = _pairs(con, runs_by_id, baseline_label, candidate_label)
     data = SiteData(
         baseline_label=baseline_label,
         candidate_label=candidate_label,
@@ -155,6 +169,7 @@ def load_site_data(
         nightly=_rows(con, "site_nightly"),
         pairs=pairs,
         unpaired=unpaired,
+        repeat_tdi=floors,
     )
     data.step_hashes = {r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes")}
     data.suite_notes = _suite_notes(con)

@@ -11,7 +11,7 @@ from typing import Any
 
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.gating import PairMetric, pair_metrics, stagnant_loops
-from reportgen.gating.metrics import Pair
+from reportgen.gating.metrics import Pair, outcome_mark, reward_delta
 from reportgen.site import charts, fmt, paths
 from reportgen.site.context import (
     ComparePage,
@@ -126,6 +126,38 @@ def _delta_rows(
     return rows
 
 
+def _outcome(success: bool | None) -> str:
+    return "unknown" if success is None else "passed" if success else "failed"
+
+
+def _success_rows(m: Pair, b: Run, c: Run) -> list[MetricRow]:
+    base, cand = m.get("baseline_success"), m.get("candidate_success")
+    return [
+        MetricRow(
+            "candidate_success",
+            "Task success",
+            _outcome(base),
+            _outcome(cand),
+            outcome_mark(base) + "→" + outcome_mark(cand),
+            worse=base is True and cand is False,
+        )
+    ]
+
+
+def _reward_rows(m: Pair, b: Run, c: Run) -> list[MetricRow]:
+    delta = reward_delta(m)
+    return [
+        MetricRow(
+            "reward_delta",
+            "Reward",
+            fmt.ratio(m.get("baseline_reward")),
+            fmt.ratio(m.get("candidate_reward")),
+            fmt.signed(delta),
+            worse=delta is not None and delta < 0,
+        )
+    ]
+
+
 #: How the pair page shows the built-in metrics (by registry name), in the page's order: the
 #: values of both runs beside the change. Any other registered metric follows, one row each,
 #: from its declaration.
@@ -137,6 +169,8 @@ PAGE_ROWS: dict[str, Callable[[Pair, Run, Run], list[MetricRow]]] = {
     "cost_delta": _delta_rows("cost", "Cost", "cost_usd", fmt.usd),
     "token_delta": _delta_rows("token", "Tokens", "tokens", fmt.num),
     "latency_delta": _delta_rows("latency", "Latency", "latency_ms", fmt.ms),
+    "success": _success_rows,
+    "reward_delta": _reward_rows,
 }
 
 

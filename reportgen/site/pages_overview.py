@@ -16,6 +16,8 @@ from reportgen.site.pages_compare import night_anchor, night_rows
 from reportgen.site.pages_convergence import convergence_history_charts, convergence_rows
 from reportgen.site.pages_iterations import loop_run_rows
 from reportgen.site.pages_runs import _pair_row
+from reportgen.statistics import label_statistics, task_classes
+from reportgen.statistics.report import task_lines, verdict_line
 
 Metric = tuple[str, str, str, bool, Callable[[float | None], str]]
 #: Nightly metrics: (key in site_nightly, title, axis title, higher is worse, formatter).
@@ -150,6 +152,20 @@ def _attention(data: SiteData) -> list[dict[str, Any]]:
     return worse[:12]
 
 
+def _verdicts(data: SiteData) -> tuple[str | None, list[dict[str, Any]], str | None]:
+    """The label-level verdicts of the latest compared night (what ``reportgen gate`` judges
+    by default): its night, one line and verdict per metric, and the task classes."""
+    if not data.pairs:
+        return None, [], None
+    latest = max(p.batch for p in data.pairs)
+    night = [p for p in data.pairs if p.batch == latest]
+    keys = {p.metrics["pair_id"]: f"{p.suite}/{p.task_id}" for p in night}
+    records = [p.metrics for p in night]
+    found = label_statistics(records, keys, data.repeat_tdi)
+    lines = [{"line": verdict_line(m), "verdict": m["verdict"]} for m in found]
+    return latest, lines, task_lines(task_classes(records, keys), code=False)[0]
+
+
 def index_page(
     data: SiteData, nav: list[Link], cps: dict[str, list[dict[str, Any]]], build_time: str
 ) -> IndexPage:
@@ -172,8 +188,10 @@ def index_page(
         }
         for n, rows in sorted(by_night.items(), reverse=True)
     ]
+    night, verdicts, tasks = _verdicts(data)
     return IndexPage(
         path="index.html", title="Agent runs", nav=nav, build_time=build_time,
+        verdict_night=night, verdicts=verdicts, task_classes=tasks,
         regressions=regressions, attention=_attention(data),
         suites=[_suite_summary(data, s) for s in data.suites], nights=nights,
         compare=Link(f"{data.baseline_label} vs {data.candidate_label}", compare) if data.pairs else None,

@@ -64,7 +64,7 @@ def chart_script(chart: Chart) -> str:
 
 #: The packages whose code turns archive rows into pages (declared, not guessed from file
 #: names): run and pair pages are keyed by their inputs, so this code is part of the key.
-PAGE_CODE = ("site", "divergence", "convergence", "iterations", "gating")
+PAGE_CODE = ("site", "divergence", "convergence", "iterations", "gating", "statistics")
 
 
 @cache

@@ -157,3 +157,22 @@ def test_cumulative_cost_chart_gives_every_step_a_level() -> None:
     assert base["x"] == [0, 1, 2, 3] and base["y"] == [0.0, 0.5, 0.5, 2.5]
     assert cand["x"] == [0, 1] and cand["y"] == [0.0, 1.0]
     assert base["line"]["shape"] == "vh"
+
+
+def test_index_shows_the_latest_nights_verdicts_as_gate_gives_them(
+    demo_site: Site, demo_db: Path
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from reportgen.cli import app
+
+    panel = _page(demo_site, "index.html").one("section", id="verdicts")
+    assert "2026-11-28" in panel.one("h2").text
+    lines = [li.text for li in panel.select("li")]
+    gated = json.loads(CliRunner().invoke(app, ["gate", "--db", str(demo_db), "--json"]).stdout)
+    verdicts = [m["verdict"] for m in gated["summary"]["metrics"]]
+    assert [line.rsplit(": ", 1)[1] for line in lines] == verdicts
+    assert lines[0].startswith("success ") and "regression" in verdicts
+    assert "alert" in panel.classes and "2 newly broken" in panel.text

@@ -1,0 +1,17 @@
+-- run_outcomes: what each given run achieved (success, reward) and where it sits (suite,
+-- task, batch, trial), for the outcome fields of pair records and label-level statistics.
+-- Grain: one row per run_id of $run_ids found in runs, ordered by run_id.
+-- Needs: archive table runs; parameter $run_ids (a list of run ids, passed by
+--   reportgen.divergence.compare.run_outcomes).
+-- success and reward are NULL where the run does not say (unknown, never false or 0).
+SELECT
+    run_id,
+    success,
+    reward,
+    suite,
+    task_id,
+    batch,
+    trial
+FROM runs
+WHERE run_id IN (SELECT unnest($run_ids))
+ORDER BY run_id
