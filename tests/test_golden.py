@@ -1,6 +1,6 @@
-"""Pins the whole output on the bundled sample_runs/: every site file and the CLI's JSON,
-Markdown and terminal reports, byte for byte (as SHA-256 digests), so a refactoring that
-changes nothing visible can prove it.
+"""Pins the whole output on the bundled sample_runs/: every site file (Parquet files by their
+rows) and the CLI's JSON, Markdown and terminal reports, byte for byte (as SHA-256 digests),
+so a refactoring that changes nothing visible can prove it.
 
 Refresh after a deliberate change of output with::
 
@@ -50,6 +50,20 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _parquet_rows(path: Path) -> bytes:
+    """A Parquet file's rows as CSV text, with the checkout's path to the sample runs replaced
+    (runs record the file they came from): the same in every clone."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        rows = con.execute(f"SELECT * FROM read_parquet('{path}')").fetchall()
+    finally:
+        con.close()
+    text = "\n".join(repr(row) for row in rows)
+    return text.replace(str(shipped_dir("sample_runs")), "<samples>").encode()
+
+
 def _outputs(tmp_path: Path) -> dict[str, bytes]:
     """Every pinned output: site files under ``site/``, CLI outputs by their COMMANDS name."""
     from reportgen.demo import run_demo
@@ -59,7 +73,9 @@ def _outputs(tmp_path: Path) -> dict[str, bytes]:
     site = tmp_path / "site"
     build_site(db, site, build_time=BUILD_TIME)
     found = {
-        f"site/{p.relative_to(site).as_posix()}": p.read_bytes()
+        f"site/{p.relative_to(site).as_posix()}": (
+            _parquet_rows(p) if p.suffix == ".parquet" else p.read_bytes()
+        )
         for p in sorted(site.rglob("*"))
         if p.is_file() and f"site/{p.relative_to(site).as_posix()}" not in VOLATILE
     }
