@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -111,19 +111,32 @@ def dumps_bytes(obj: Any) -> bytes:
         return "".join(encoder.iterencode(obj)).encode("ascii")
 
 
+class LazyArray:
+    """A JSON array whose items are made while it is written (e.g. pairs whose steps are read
+    batch by batch): ``iter_json`` writes it, as a value of the top-level dict, like a list."""
+
+    def __init__(self, items: Callable[[], Iterable[Any]], length: int) -> None:
+        self.items = items
+        self.length = length
+
+    def __len__(self) -> int:
+        return self.length
+
+
 def iter_json(data: Any) -> Iterator[bytes]:
     """``dumps_bytes(data)`` in pieces: a dict's list values item by item, so a report of
     10,000 pairs is never one bytes object. The pieces join to exactly ``dumps_bytes(data)``
     (for orjson-encodable data): nested text is re-indented, as a JSON string never holds a
-    raw newline."""
+    raw newline. A ``LazyArray`` value is written item by item as it makes them."""
     if not isinstance(data, dict) or not data or not all(isinstance(k, str) for k in data):
         yield dumps_bytes(data)
         return
     for n, key in enumerate(sorted(data)):
         yield (b"{\n  " if n == 0 else b",\n  ") + orjson.dumps(key) + b": "
         value = data[key]
-        if isinstance(value, list | tuple) and value:
-            for i, item in enumerate(value):
+        if isinstance(value, list | tuple | LazyArray) and len(value):
+            items = value.items() if isinstance(value, LazyArray) else value
+            for i, item in enumerate(items):
                 text = dumps_bytes(item).replace(b"\n", b"\n    ")
                 yield (b"[\n    " if i == 0 else b",\n    ") + text
             yield b"\n  ]"

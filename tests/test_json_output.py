@@ -134,3 +134,27 @@ def test_cli_json_has_the_content_of_the_stdlib_encoding(tmp_path: Path) -> None
     finally:
         con.close()
     assert _same(json.loads(result.stdout), json.loads(expected))
+
+
+def test_steps_attached_batch_by_batch_give_the_same_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compare --json (steps read STEP_BATCH pairs at a time while written) == the eager
+    comparison encoded in one go; after writing, no pair holds its steps any more."""
+    from reportgen.archive import connect
+    from reportgen.demo import run_demo
+    from reportgen.divergence import compare as compare_module
+    from reportgen.divergence.compare import compare_labels
+
+    monkeypatch.setattr(compare_module, "STEP_BATCH", 2)
+    db, _report, _summary = run_demo(tmp_path / "demo", site=False)
+    con = connect(db, read_only=True)
+    try:
+        eager = compare_labels(con, "baseline", "candidate")
+        lazy = compare_labels(con, "baseline", "candidate", steps_later=True)
+        assert len(lazy.pairs) > 2
+        streamed = b"".join(iter_json(lazy.to_json()))
+        assert streamed == dumps_bytes(eager.to_json())
+    finally:
+        con.close()
+    assert all("baseline_step" not in row for p in lazy.pairs for row in p["step_diffs"])
