@@ -16,7 +16,7 @@ Timed, each in its own process (wall time; peak RSS from wait4), stdout to /dev/
   reading and comparing ``--agentdiff-sample`` pairs of the same files in its own process,
   extrapolated to every pair (skipped when not installed).
 
-Try ``--files 10000 --steps 20`` for many small files."""
+Try ``--files 10000 --steps 20 --no-build`` for many small files."""
 
 from __future__ import annotations
 
@@ -164,6 +164,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--agentdiff-sample", type=int, default=20)
+    parser.add_argument("--no-build", action="store_true", help="skip reportgen build")
     args = parser.parse_args()
     root = DATA / f"cli-{args.files}x{args.steps}"
     if not (root / "candidate").exists():
@@ -202,12 +203,13 @@ def main() -> None:
         gate = best([rg, "gate", "--db", str(db), "--json"], args.repeat)
         row("reportgen gate --json", *gate)
         site = tmp / "site"
-        build = best(
-            [rg, "build", "--db", str(db), "--out", str(site)],
-            args.repeat,
-            lambda: shutil.rmtree(site, ignore_errors=True),
-        )
-        row("reportgen build (fresh)", *build)
+        if not args.no_build:
+            build = best(
+                [rg, "build", "--db", str(db), "--out", str(site)],
+                args.repeat,
+                lambda: shutil.rmtree(site, ignore_errors=True),
+            )
+            row("reportgen build (fresh)", *build)
         with tempfile.TemporaryDirectory() as typer_dir:
             bare_typer = Path(typer_dir) / "bare.py"
             bare_typer.write_text(BARE_TYPER)
@@ -224,7 +226,9 @@ def main() -> None:
             str(_DEFAULT_REF) if _DEFAULT_REF.exists() else None
         )
         if python is None or args.agentdiff_sample <= 0:
-            print("AgentDiff: not installed (set REPORTGEN_REF_AGENTDIFF_PYTHON); skipped")
+            print(
+                "AgentDiff: skipped (--agentdiff-sample 0, or not installed: set REPORTGEN_REF_AGENTDIFF_PYTHON)"
+            )
         else:
             pairs = agentdiff_files(root, tmp / "agentdiff", args.files, args.agentdiff_sample)
             seconds, rss, last = measure([python, "-c", AGENTDIFF_RUNNER], json.dumps(pairs))
