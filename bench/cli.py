@@ -12,6 +12,8 @@ Timed, each in its own process (wall time; peak RSS from wait4), stdout to /dev/
 * ``reportgen compare DIR_B DIR_C --json`` (files, no archive);
 * ``reportgen gate --json`` and ``reportgen build`` on that archive;
 * ``python -c pass`` and a bare typer app (start-up anchors) beside ``reportgen --version``;
+* with ``--db-pairs N``: ``reportgen compare --db ARCHIVE --json`` of N pairs of ~200 steps
+  (the seeded archive of ``bench/compare.py``, written to a file first);
 * AgentDiff 0.3.0 (``$REPORTGEN_REF_AGENTDIFF_PYTHON``, else ``/work/main/.ci/.ref-diff``)
   reading and comparing ``--agentdiff-sample`` pairs of the same files in its own process,
   extrapolated to every pair (skipped when not installed).
@@ -126,6 +128,18 @@ def agentdiff_files(root: Path, out: Path, n_files: int, sample: int) -> list[tu
     return pairs
 
 
+def _pairs_archive(path: Path, n_pairs: int) -> None:
+    """The archive of bench/compare.py (labels b and c, ~200 steps a run), as a file; built
+    in a child, so this process stays small (children inherit its peak RSS at fork)."""
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from compare import make_archive;"
+        " from reportgen.archive.connection import connect; con = connect(sys.argv[2]);"
+        " make_archive(con, int(sys.argv[3]), 200, 1); con.close()"
+    )
+    here = str(Path(__file__).resolve().parent)
+    subprocess.run([sys.executable, "-c", script, here, str(path), str(n_pairs)], check=True)
+
+
 def measure(argv: list[str], stdin: str | None = None) -> tuple[float, float, str]:
     """Wall seconds, peak RSS (MB) and stdout's last line of one child process."""
     started = time.perf_counter()
@@ -165,6 +179,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--agentdiff-sample", type=int, default=20)
     parser.add_argument("--no-build", action="store_true", help="skip reportgen build")
+    parser.add_argument("--db-pairs", type=int, default=0, help="also compare --db --json")
     args = parser.parse_args()
     root = DATA / f"cli-{args.files}x{args.steps}"
     if not (root / "candidate").exists():
@@ -179,7 +194,7 @@ def main() -> None:
 
     def row(name: str, seconds: float, rss: float, note: str = "") -> None:
         rows.append((name, seconds, rss, note))
-        print(f"{name:34} {seconds:8.2f} s {rss:8.0f} MB  {note}", flush=True)
+        print(f"{name:44} {seconds:8.2f} s {rss:8.0f} MB  {note}", flush=True)
 
     with tempfile.TemporaryDirectory() as scratch:
         tmp = Path(scratch)
@@ -210,6 +225,12 @@ def main() -> None:
                 lambda: shutil.rmtree(site, ignore_errors=True),
             )
             row("reportgen build (fresh)", *build)
+        if args.db_pairs > 0:
+            pairs_db = tmp / "pairs.duckdb"
+            _pairs_archive(pairs_db, args.db_pairs)
+            argv = [rg, "compare", "--db", str(pairs_db), "--baseline-label", "b"]
+            on_db = best([*argv, "--candidate-label", "c", "--json"], args.repeat)
+            row(f"reportgen compare --db --json ({args.db_pairs:,} pairs)", *on_db)
         with tempfile.TemporaryDirectory() as typer_dir:
             bare_typer = Path(typer_dir) / "bare.py"
             bare_typer.write_text(BARE_TYPER)
