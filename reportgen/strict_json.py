@@ -1,6 +1,11 @@
 """Strict JSON for machine output (``--json``): parsers such as jq reject ``NaN`` and
 ``Infinity``, which Python's json module writes by default.
 
+``dumps_bytes`` and ``iter_json`` (every ``--json`` but ``converge``) encode with orjson, in C:
+keys sorted, two-space indent, UTF-8 (non-ASCII is not escaped), floats in orjson's shortest
+round-trip form (``0.00001`` where Python writes ``1e-05``: the same number). ``converge``
+keeps ``StrictJSONEncoder`` (the stdlib's text, byte for byte as agent-convergence-scorer).
+
 A non-finite float becomes ``null``: the contract's nullable numbers already mean "not
 defined", and where a field has a sibling that says why (``cost_delta_note`` beside
 ``cost_delta_percentage``), the metrics fill it in themselves."""
@@ -9,8 +14,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+import orjson
 
 
 def strict_json_value(obj: Any) -> Any:
@@ -72,3 +79,67 @@ class StrictJSONEncoder(json.JSONEncoder):
 def strict_dumps(obj: Any, **options: Any) -> str:
     """``json.dumps(obj, **options)`` with non-finite floats written as null."""
     return "".join(StrictJSONEncoder(**options).iterencode(obj))
+
+
+_OPTIONS = (
+    orjson.OPT_INDENT_2
+    | orjson.OPT_SORT_KEYS
+    | orjson.OPT_NON_STR_KEYS
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+)
+
+
+def _default(obj: Any) -> Any:
+    """What orjson cannot encode itself, as the stdlib encoder with ``default=str`` would
+    write it: float and int subclasses (numpy scalars) as numbers, anything else as str."""
+    if isinstance(obj, float):
+        return float(obj)
+    if isinstance(obj, int):
+        return int(obj)
+    return str(obj)
+
+
+def dumps_bytes(obj: Any) -> bytes:
+    """``obj`` as indented, key-sorted strict JSON (UTF-8), encoded by orjson. What orjson
+    refuses (integers beyond 64 bits, lone surrogates, nesting past 254 levels) is written by
+    the stdlib encoder instead: the same content, ASCII-escaped, in Python's float text."""
+    try:
+        return orjson.dumps(obj, default=_default, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        encoder = StrictJSONEncoder(indent=2, sort_keys=True, default=_default)
+        return "".join(encoder.iterencode(obj)).encode("ascii")
+
+
+class LazyArray:
+    """A JSON array whose items are made while it is written (e.g. pairs whose steps are read
+    batch by batch): ``iter_json`` writes it, as a value of the top-level dict, like a list."""
+
+    def __init__(self, items: Callable[[], Iterable[Any]], length: int) -> None:
+        self.items = items
+        self.length = length
+
+    def __len__(self) -> int:
+        return self.length
+
+
+def iter_json(data: Any) -> Iterator[bytes]:
+    """``dumps_bytes(data)`` in pieces: a dict's list values item by item, so a report of
+    10,000 pairs is never one bytes object. The pieces join to exactly ``dumps_bytes(data)``
+    (for orjson-encodable data): nested text is re-indented, as a JSON string never holds a
+    raw newline. A ``LazyArray`` value is written item by item as it makes them."""
+    if not isinstance(data, dict) or not data or not all(isinstance(k, str) for k in data):
+        yield dumps_bytes(data)
+        return
+    for n, key in enumerate(sorted(data)):
+        yield (b"{\n  " if n == 0 else b",\n  ") + orjson.dumps(key) + b": "
+        value = data[key]
+        if isinstance(value, list | tuple | LazyArray) and len(value):
+            items = value.items() if isinstance(value, LazyArray) else value
+            for i, item in enumerate(items):
+                text = dumps_bytes(item).replace(b"\n", b"\n    ")
+                yield (b"[\n    " if i == 0 else b",\n    ") + text
+            yield b"\n  ]"
+        else:
+            yield dumps_bytes(value).replace(b"\n", b"\n  ")
+    yield b"\n}"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from reportgen.cli.options import Db
-from reportgen.strict_json import strict_dumps
+from reportgen.cli.output import print_json
 
 
 def build(
@@ -55,7 +54,7 @@ def build(
         verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
     )
     if as_json:
-        sys.stdout.write(strict_dumps(report.to_dict(), indent=2, sort_keys=True) + "\n")
+        print_json(report.to_dict())
         return
     typer.echo(
         f"site: {report.pages} pages, {report.written} written, {report.skipped} unchanged"

@@ -132,10 +132,12 @@ def compare(
     with_steps = as_json or explain or tree  # only these outputs show the steps
     # A progress bar on stderr for comparisons that take more than a second (none with
     # --json, so that stdout and stderr stay machine-readable).
-    with DelayedProgress(err(), enabled=not as_json) as progress:
-        if db is not None:
-            con = connect(db, read_only=True)
-            try:
+    # With --json the steps are read batch by batch while the JSON is written (memory holds
+    # one batch of them): the connection stays open until then.
+    con = connect(db, read_only=True) if db is not None else connect(None)
+    try:
+        with DelayedProgress(err(), enabled=not as_json) as progress:
+            if db is not None:
                 comparison = compare_labels(
                     con,
                     baseline_label,
@@ -145,16 +147,23 @@ def compare(
                     baseline_batch=batch,
                     candidate_batch=batch,
                     with_steps=with_steps,
+                    steps_later=as_json,
                     progress=progress.hook,
                 )
-            finally:
-                con.close()
-        else:
-            comparison = compare_paths(
-                [paths[0]], [paths[1]], thresholds, with_steps=with_steps, progress=progress.hook
-            )
-    _statistics(comparison, fail_on_regression, alpha)
-    _emit(comparison, as_json, markdown, explain, tree)
+            else:
+                comparison = compare_paths(
+                    [paths[0]],
+                    [paths[1]],
+                    thresholds,
+                    with_steps=with_steps,
+                    steps_later=as_json,
+                    progress=progress.hook,
+                    con=con,
+                )
+        _statistics(comparison, fail_on_regression, alpha)
+        _emit(comparison, as_json, markdown, explain, tree)
+    finally:
+        con.close()
 
 
 def gate(
@@ -210,6 +219,7 @@ def gate(
                 baseline_batch=chosen,
                 candidate_batch=chosen,
                 with_steps=as_json or explain,
+                steps_later=as_json,
                 progress=progress.hook,
             )
         if convergence is not None:
@@ -221,7 +231,7 @@ def gate(
                 label=candidate_label,
                 batch=chosen,
             )
+        _statistics(comparison, fail_on_regression, alpha)
+        _emit(comparison, as_json, markdown, explain, False)  # --json reads steps from con
     finally:
         con.close()
-    _statistics(comparison, fail_on_regression, alpha)
-    _emit(comparison, as_json, markdown, explain, False)

@@ -13,13 +13,13 @@ from typing import Annotated
 import typer
 
 from reportgen.cli.options import threshold_parser
+from reportgen.cli.output import print_json
 from reportgen.gating.metrics import (
     FAIL_ON_THRASH,
     MAX_SPEND_PER_CERTIFIED_STEP,
     MAX_TOOL_ERROR_RATE,
 )
 from reportgen.iterations.model import MIN_STALLED
-from reportgen.strict_json import strict_dumps
 
 
 def iterations(
@@ -97,8 +97,7 @@ def iterations(
         runs = load_progress(paths or [], target, run or [], min_stalled=thrash_attempts)
     verdicts = check_gates(runs, gates)
     if as_json:
-        sys.stdout.write(strict_dumps(report_data(runs, verdicts, gates), indent=2, sort_keys=True))
-        sys.stdout.write("\n")
+        print_json(report_data(runs, verdicts, gates))
     elif markdown:
         sys.stdout.write(render_markdown(runs, verdicts))
     else:

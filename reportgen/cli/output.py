@@ -28,15 +28,30 @@ def err() -> Console:
 
 
 def print_json(data: Any) -> None:
-    """Machine output: strict JSON (non-finite numbers as null), sorted keys, stable across
-    runs; streamed, so a large report is never held as one string."""
-    from reportgen.strict_json import StrictJSONEncoder
+    """Machine output: strict JSON (non-finite numbers as null), sorted keys, two-space
+    indent, UTF-8, encoded by orjson (see reportgen.strict_json); streamed, so a large report
+    is never held as one string, and written in batches of about a megabyte."""
+    from reportgen.strict_json import iter_json
 
-    encoder = StrictJSONEncoder(indent=2, sort_keys=True, default=str)
-    pending: list[str] = []
-    for chunk in encoder.iterencode(data):
+    sys.stdout.flush()
+    binary = getattr(sys.stdout, "buffer", None)
+
+    def write(chunk: bytes) -> None:
+        if binary is not None:
+            binary.write(chunk)
+        else:  # a text-only stream (a test double)
+            sys.stdout.write(chunk.decode("utf-8"))
+
+    pending: list[bytes] = []
+    size = 0
+    for chunk in iter_json(data):
         pending.append(chunk)
-        if len(pending) >= 1 << 16:  # write in batches: one write per chunk is slow
-            sys.stdout.write("".join(pending))
+        size += len(chunk)
+        if size >= 1 << 20:
+            write(b"".join(pending))
             pending.clear()
-    sys.stdout.write("".join(pending) + "\n")
+            size = 0
+    pending.append(b"\n")
+    write(b"".join(pending))
+    if binary is not None:
+        binary.flush()

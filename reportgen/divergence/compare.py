@@ -4,8 +4,9 @@ archive, judge them against the gates. The CLI, the pytest plugin and the site c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,6 +24,10 @@ from reportgen.gating import Threshold, judge
 from reportgen.gating import pair_metrics as registered_metrics
 from reportgen.ingest import ingest
 from reportgen.ingest.loader import ProgressHook
+from reportgen.strict_json import LazyArray
+
+STEP_BATCH = 256
+"""Pairs whose steps are read together when they are attached as the JSON is written."""
 
 
 @dataclass
@@ -39,6 +44,8 @@ class Comparison:
     task_keys: dict[str, str] = field(default_factory=dict)
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # task key -> baseline A/A TDI
     statistics: dict[str, Any] | None = None  # reportgen.statistics.attach_statistics
+    # steps_later: attaches the steps to some pairs (their connection must still be open)
+    attach_steps: Callable[[list[PairRecord]], None] | None = None
 
     @property
     def label_violations(self) -> list[dict[str, Any]]:
@@ -59,14 +66,22 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         """One pair: the pair's contract at top level (plus the label-level ``summary`` when
-        computed); many: ``pairs`` plus a ``summary``."""
+        computed); many: ``pairs`` plus a ``summary``. Steps left for later (``steps_later``)
+        are attached batch by batch as ``pairs`` is written, and dropped after (see
+        reportgen.strict_json.iter_json)."""
         applied = [t.to_dict() for t in self.thresholds]
         extra = {} if self.convergence is None else {"convergence": self.convergence}
         if len(self.pairs) == 1 and not self.unpaired:
+            if self.attach_steps is not None:
+                self.attach_steps(self.pairs)
+                self.attach_steps = None
             label = {} if self.statistics is None else {"summary": self._label_summary()}
             return {**self.pairs[0], "thresholds": applied, **extra, **label}
+        pairs: list[PairRecord] | LazyArray = self.pairs
+        if self.attach_steps is not None:
+            pairs = LazyArray(partial(_with_steps, self.pairs, self.attach_steps), len(self.pairs))
         return {
-            "pairs": self.pairs,
+            "pairs": pairs,
             "summary": self.summary(),
             "unpaired": [u.__dict__ for u in self.unpaired],
             "thresholds": applied,
@@ -119,24 +134,41 @@ class Comparison:
         }
 
 
+def _with_steps(
+    pairs: list[PairRecord], attach: Callable[[list[PairRecord]], None]
+) -> Iterator[PairRecord]:
+    """``pairs``, each with its steps while it is being written: attached STEP_BATCH pairs
+    at a time, removed once the batch is out, so memory holds one batch of steps."""
+    for start in range(0, len(pairs), STEP_BATCH):
+        batch = pairs[start : start + STEP_BATCH]
+        attach(batch)
+        yield from batch
+        for pair in batch:
+            for row in pair["step_diffs"]:
+                row.pop("baseline_step", None)
+                row.pop("candidate_step", None)
+
+
 def compare_pairing(
     con: duckdb.DuckDBPyConnection,
     pairing: Pairing,
     thresholds: Sequence[Threshold] = (),
     *,
     with_steps: bool = True,
+    steps_later: bool = False,
     progress: ProgressHook | None = None,
 ) -> Comparison:
     """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
-    tables need only the metrics)."""
+    tables need only the metrics). ``steps_later``: not now, but batch by batch while
+    ``to_json()`` is written (keep ``con`` open until then): --json of many pairs."""
     ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
     outcomes = run_outcomes(con, ids)
     repeats = repeat_pairs(pairing.pairs, outcomes)
     computed = pair_metrics(con, [*pairing.pairs, *repeats], progress=progress)
     results, repeat_results = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
     complete_records(con, results, outcomes)
-    if with_steps:
+    if with_steps and not steps_later:
         _attach_steps(con, results)
     for result in results:
         verdict = judge(result, list(thresholds))
@@ -152,7 +184,15 @@ def compare_pairing(
         pair.task_id: r["trajectory_divergence_index"]
         for pair, r in zip(repeats, repeat_results, strict=True)
     }
-    return Comparison(results, pairing.unpaired, list(thresholds), task_keys=keys, repeat_tdi=floor)
+    attach = partial(_attach_steps, con) if with_steps and steps_later else None
+    return Comparison(
+        results,
+        pairing.unpaired,
+        list(thresholds),
+        task_keys=keys,
+        repeat_tdi=floor,
+        attach_steps=attach,
+    )
 
 
 def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, RunOutcome]:
@@ -244,10 +284,12 @@ def compare_labels(
     baseline_batch: str | None = None,
     candidate_batch: str | None = None,
     with_steps: bool = True,
+    steps_later: bool = False,
     progress: ProgressHook | None = None,
 ) -> Comparison:
     """Compare two labels of an archive, task by task (and night by night unless pinned);
-    ``task`` keeps one task only. ``with_steps``, ``progress``: as for compare_pairing."""
+    ``task`` keeps one task only. ``with_steps``, ``steps_later``, ``progress``: as for
+    compare_pairing."""
     pairing = pair_labels(
         con,
         baseline_label,
@@ -264,7 +306,9 @@ def compare_labels(
         raise InputError(
             "archive", f"no runs of {what}labels {baseline_label!r} or {candidate_label!r}"
         )
-    return compare_pairing(con, pairing, thresholds, with_steps=with_steps, progress=progress)
+    return compare_pairing(
+        con, pairing, thresholds, with_steps=with_steps, steps_later=steps_later, progress=progress
+    )
 
 
 def compare_paths(
@@ -274,12 +318,18 @@ def compare_paths(
     *,
     format_name: str | None = None,
     with_steps: bool = True,
+    steps_later: bool = False,
     progress: ProgressHook | None = None,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> Comparison:
     """Compare trace files or folders without an archive: both sides are ingested into an
-    in-memory one, then paired (two single runs pair with each other; otherwise by task).
-    ``with_steps``, ``progress``: as for compare_pairing."""
-    con = connect(None)
+    in-memory one (``con``, an empty ``connect(None)``, when given: left open, as
+    ``steps_later`` needs), then paired (two single runs pair with each other; otherwise by
+    task). ``with_steps``, ``steps_later``, ``progress``: as for compare_pairing."""
+    own = con is None
+    if steps_later and own:
+        raise ValueError("steps_later needs a connection (con) that stays open")
+    con = connect(None) if con is None else con
     try:
         sides = []
         for prefix, paths in (("baseline:", list(baseline)), ("candidate:", list(candidate))):
@@ -294,9 +344,17 @@ def compare_paths(
                 raise InputError(", ".join(map(str, paths)), "holds no runs to compare")
             sides.append([r[0] for r in rows])
         pairing = pair_runs(con, sides[0], sides[1], same_batch=False)
-        return compare_pairing(con, pairing, thresholds, with_steps=with_steps, progress=progress)
+        return compare_pairing(
+            con,
+            pairing,
+            thresholds,
+            with_steps=with_steps,
+            steps_later=steps_later,
+            progress=progress,
+        )
     finally:
-        con.close()
+        if own:
+            con.close()
 
 
 _STEP_FIELDS = (

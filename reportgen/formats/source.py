@@ -162,16 +162,19 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     """Hash a file and check what DuckDB would let through silently: emptiness, a byte-order
     mark, records longer than ``max_record_bytes`` (a .jsonl line, or a whole document: checked
     while streaming, so a gzip bomb stops at the limit), nesting deeper than ``MAX_DEPTH``, and
-    a second document in a .json file."""
+    a second document in a .json file. An uncompressed file is read once (hashed as it is
+    checked)."""
     lines = path.name.endswith((".jsonl", ".jsonl.gz"))
     document = not lines and not path.name.endswith(".eval")
+    compressed = path.name.endswith(".gz")
     digest = hashlib.sha256()
-    with _open_raw(path, display) as raw:
-        try:
-            for block in iter(lambda: raw.read(CHUNK), b""):
-                digest.update(block)
-        except OSError as exc:
-            raise InputError(display, f"cannot read: {exc.strerror}") from None
+    if compressed:  # the hash is of the file's bytes: a pass of its own
+        with _open_raw(path, display) as raw:
+            try:
+                for block in iter(lambda: raw.read(CHUNK), b""):
+                    digest.update(block)
+            except OSError as exc:
+                raise InputError(display, f"cannot read: {exc.strerror}") from None
     head = b""
     total = 0
     line_no = 1
@@ -183,6 +186,8 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     try:
         with _open(path, display) as stream:
             for block in iter(lambda: stream.read(CHUNK), b""):
+                if not compressed:  # hashed in the same pass as it is checked
+                    digest.update(block)
                 if len(head) < HEAD_BYTES:
                     head += block[: HEAD_BYTES - len(head)]
                 total += len(block)
@@ -201,7 +206,9 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
                 problem = nesting.feed(block) if nesting is not None else None
                 if problem is not None:
                     raise InputError(display, problem.message, line=problem.line)
-    except (OSError, EOFError, zlib.error) as exc:
+    except OSError as exc:
+        raise InputError(display, f"cannot read: {exc if compressed else exc.strerror}") from None
+    except (EOFError, zlib.error) as exc:
         raise InputError(display, f"cannot read: {exc}") from None
     if head.startswith(b"\xef\xbb\xbf"):
         raise InputError(

@@ -396,18 +396,28 @@ def _write(
         "SELECT r.source_file, count(*) FROM stage_steps s JOIN stage_runs r USING (run_id) GROUP BY ALL"
     ).fetchall():
         per_file[display]["steps"] = int(n)
-    rows = [
-        (
-            prefix + s.content_hash,
-            s.display,
-            formats[s.display].name,
-            s.size_bytes,
-            load_id,
-            *(per_file[s.display][k] for k in COUNTED),
+    # one INSERT of Arrow columns: executemany runs one statement per file (~1 ms each)
+    files = pa.table(
+        {
+            "content_hash": [prefix + s.content_hash for s in sources],
+            "path": [s.display for s in sources],
+            "format": [formats[s.display].name for s in sources],
+            "size_bytes": pa.array([s.size_bytes for s in sources], pa.int64()),
+            **{
+                f"n_{k}": pa.array([per_file[s.display][k] for s in sources], pa.int64())
+                for k in COUNTED
+            },
+        }
+    )
+    con.register("files_arrow", files)
+    try:
+        con.execute(
+            "INSERT INTO files SELECT content_hash, path, format, size_bytes, $load, now(),"
+            " n_runs, n_steps, n_iterations, n_outputs FROM files_arrow",
+            {"load": load_id},
         )
-        for s in sources
-    ]
-    con.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?, now(), ?, ?, ?, ?)", rows)
+    finally:
+        con.unregister("files_arrow")
     totals = [sum(c[k] for c in per_file.values()) for k in COUNTED]
     con.execute(
         "INSERT INTO loads VALUES (?, now(), now(), ?, ?, ?, ?, ?, ?)",

@@ -24,11 +24,11 @@ from reportgen.formats.adapters.rows import (
     require,
     stage_each,
 )
-from reportgen.formats.base import StageOptions
+from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
 WHAT = "AgentDiff trace (an object with trace_id, agent_name, task_input and steps)"
-_SIGNATURE = (re.compile(rb'"trace_id"\s*:'), re.compile(rb'"agent_name"\s*:'))
+_SIGNATURE = (Marked(rb'"trace_id"\s*:'), Marked(rb'"agent_name"\s*:'))
 _STEP_SIGNATURE = re.compile(rb'"step_type"\s*:|"task_input"\s*:')
 _TYPES = {"tool_call": "tool", "llm_call": "llm", "routing": "routing", "thought": "thought"}
 _STATUS = {

@@ -31,15 +31,15 @@ from reportgen.formats.adapters.rows import (
     require,
     stage_each,
 )
-from reportgen.formats.base import StageOptions
+from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
 WHAT = "ATIF trajectory (an object with schema_version ATIF-v1.x, session_id, agent and steps)"
-_VERSION_MARK = re.compile(rb'"schema_version"\s*:\s*"ATIF-v')
+_VERSION_MARK = Marked(rb'"schema_version"\s*:\s*"ATIF-v', b'"schema_version"')
 _SIGNATURE = (
-    re.compile(rb'"session_id"\s*:'),
-    re.compile(rb'"steps"\s*:\s*\['),
-    re.compile(rb'"step_id"\s*:'),
+    Marked(rb'"session_id"\s*:'),
+    Marked(rb'"steps"\s*:\s*\['),
+    Marked(rb'"step_id"\s*:'),
     re.compile(rb'"source"\s*:\s*"(?:user|agent|system)"'),
 )
 _VERSION = re.compile(r"^(?:ATIF-v)?1\.\d+$")

@@ -30,11 +30,11 @@ from reportgen.formats.adapters.rows import (
     stable_id,
     stage_each,
 )
-from reportgen.formats.base import StageOptions
+from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
 WHAT = "Inspect AI log (an object with version, eval and samples)"
-_JSON_KEYS = (re.compile(rb'"version"\s*:\s*\d'), re.compile(rb'"eval"\s*:\s*\{'))
+_JSON_KEYS = (Marked(rb'"version"\s*:\s*\d'), Marked(rb'"eval"\s*:\s*\{'))
 _TASK = re.compile(rb'"task"\s*:|"status"\s*:')
 _SCORE_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _SAMPLE_NAME = re.compile(r"^samples/(.+)_epoch_(\d+)\.json$")

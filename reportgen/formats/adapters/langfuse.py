@@ -10,7 +10,6 @@ models as for OpenTelemetry spans. ``level: ERROR`` is an error."""
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import Any
 
@@ -25,11 +24,11 @@ from reportgen.formats.adapters.rows import (
     stage_each,
 )
 from reportgen.formats.adapters.spans import Span, add_trace
-from reportgen.formats.base import StageOptions
+from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
 WHAT = "Langfuse trace export (an object with trace and observations)"
-_KEYS = (re.compile(rb'"observations"\s*:\s*\['), re.compile(rb'"trace"\s*:\s*\{'))
+_KEYS = (Marked(rb'"observations"\s*:\s*\['), Marked(rb'"trace"\s*:\s*\{'))
 _TYPES = {
     "GENERATION": "llm",
     "TOOL": "tool",

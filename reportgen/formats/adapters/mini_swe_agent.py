@@ -29,12 +29,12 @@ from reportgen.formats.adapters.rows import (
     stage_each,
 )
 from reportgen.formats.adapters.swe_agent import first_word, model_stats
-from reportgen.formats.base import StageOptions
+from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
 WHAT = "mini-swe-agent trajectory (an object with info, messages and trajectory_format)"
 _MINI = re.compile(rb'"mini_version"\s*:|"trajectory_format"\s*:\s*"mini-swe-agent')
-_MESSAGES = re.compile(rb'"messages"\s*:\s*\[')
+_MESSAGES = Marked(rb'"messages"\s*:\s*\[', b'"messages"')
 _REPORT = (re.compile(rb'"tests_status"\s*:'), re.compile(rb'"(?:resolved|patch_is_None)"\s*:'))
 _BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
 _RETURNCODE = re.compile(r"\s*<returncode>(-?\d+)</returncode>")

@@ -28,12 +28,12 @@ from reportgen.formats.adapters.rows import (
     stage_each,
 )
 from reportgen.formats.adapters.spans import Span, add_trace
-from reportgen.formats.base import StageOptions, first_record
+from reportgen.formats.base import Marked, StageOptions, first_record
 from reportgen.formats.source import SourceFile
 
 WHAT = "OpenTelemetry spans (OTLP/JSON resourceSpans, an SDK span dump, or span attributes)"
-_OTLP = re.compile(rb'"resourceSpans"\s*:')
-_DUMP = re.compile(rb'"spans"\s*:\s*\[')
+_OTLP = Marked(rb'"resourceSpans"\s*:', b'"resourceSpans"')
+_DUMP = Marked(rb'"spans"\s*:\s*\[')
 _SPAN_LIST = re.compile(rb"^\s*\[\s*\{")
 _SPAN_KEYS = re.compile(rb'"spanContext"\s*:|"context"\s*:\s*\{\s*"trace_id"|"span_id"\s*:')
 _GENAI = re.compile(rb'"(?:gen_ai\.|openinference\.span\.kind|llm\.|ai\.operationId)')

@@ -25,11 +25,11 @@ from reportgen.formats.adapters.rows import (
     stable_id,
     stage_each,
 )
-from reportgen.formats.base import StageOptions
+from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
 WHAT = "SWE-agent trajectory (an object with trajectory and info)"
-_TRAJ = re.compile(rb'"trajectory"\s*:\s*\[')
+_TRAJ = Marked(rb'"trajectory"\s*:\s*\[')
 _SWE_KEYS = re.compile(rb'"(?:environment|history|replay_config)"\s*:')
 _RETRY = re.compile(
     r"Your proposed edit has introduced new syntax error|"

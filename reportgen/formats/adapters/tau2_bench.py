@@ -10,7 +10,6 @@ prints a notice."""
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
@@ -26,12 +25,15 @@ from reportgen.formats.adapters.rows import (
     stage_each,
 )
 from reportgen.formats.adapters.tau_bench import ChatStep, emit, is_tool_error, take_pending
-from reportgen.formats.base import StageOptions
+from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
 WHAT = "tau2-bench results (an object with info, tasks and simulations)"
-_INFO_KEYS = (re.compile(rb'"agent_info"\s*:'), re.compile(rb'"environment_info"\s*:'))
-_SIM_KEYS = (re.compile(rb'"simulations"\s*:'), re.compile(rb'"termination_reason"\s*:'))
+_INFO_KEYS = (Marked(rb'"agent_info"\s*:'), Marked(rb'"environment_info"\s*:'))
+_SIM_KEYS = (
+    Marked(rb'"simulations"\s*:', b'"simulations"'),
+    Marked(rb'"termination_reason"\s*:', b'"termination_reason"'),
+)
 
 
 class Tau2Bench:

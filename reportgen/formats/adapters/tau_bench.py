@@ -23,12 +23,12 @@ from reportgen.formats.adapters.rows import (
     stable_id,
     stage_each,
 )
-from reportgen.formats.base import StageOptions
+from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
 WHAT = "tau-bench result file (a list of {task_id, trial, reward, info, traj})"
 _LIST_OF_OBJECTS = re.compile(rb"^\s*\[\s*\{")
-_KEYS = (re.compile(rb'"traj"\s*:\s*\['), re.compile(rb'"task_id"\s*:'))
+_KEYS = (Marked(rb'"traj"\s*:\s*\['), Marked(rb'"task_id"\s*:'))
 _DOMAIN = re.compile(r"#\s*(\w+)\s+agent\s+policy", re.IGNORECASE)
 
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 import duckdb
 
 from reportgen._sql import load_sql
-from reportgen.formats.base import StageOptions, first_record
+from reportgen.formats.base import Marked, StageOptions, first_record
 from reportgen.formats.diagnose import parents_precede as _parents_precede
 from reportgen.formats.duck import read_or_explain, run_checks
 from reportgen.formats.source import SourceFile
 
-_STEPS_KEY = re.compile(rb'"steps"\s*:\s*\[')
+_STEPS_KEY = Marked(rb'"steps"\s*:\s*\[')
 
 
 class NativeTrace:

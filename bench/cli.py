@@ -1,0 +1,269 @@
+"""Whole-CLI benchmark: the commands users run, each a whole process on generated folders
+(one run per file), beside anchors measured in the same run.
+
+    python bench/cli.py [--files 1000] [--steps 200] [--repeat 1] [--agentdiff-sample 20]
+
+Seeded folders ``baseline/`` and ``candidate/`` of ``--files`` trace files each (``.json``,
+one run of ``--steps`` steps per file; the candidate detours, repeats and fails at random).
+Timed, each in its own process (wall time; peak RSS from wait4), stdout to /dev/null:
+
+* ``reportgen ingest DIR`` of each folder into one archive, beside a bare DuckDB
+  ``read_json`` of the same file list into a table of a DuckDB file (ratio bare / ingest);
+* ``reportgen compare DIR_B DIR_C --json`` (files, no archive);
+* ``reportgen gate --json`` and ``reportgen build`` on that archive;
+* ``python -c pass`` and a bare typer app (start-up anchors) beside ``reportgen --version``;
+* with ``--db-pairs N``: ``reportgen compare --db ARCHIVE --json`` of N pairs of ~200 steps
+  (the seeded archive of ``bench/compare.py``, written to a file first);
+* AgentDiff 0.3.0 (``$REPORTGEN_REF_AGENTDIFF_PYTHON``, else ``/work/main/.ci/.ref-diff``)
+  reading and comparing ``--agentdiff-sample`` pairs of the same files in its own process,
+  extrapolated to every pair (skipped when not installed).
+
+Try ``--files 10000 --steps 20 --no-build`` for many small files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "_data"
+ACTIONS = ["read_file", "write_file", "run_tests", "search_code", "plan", "grep", "edit_file"]
+BARE_READ = (
+    "import duckdb, sys; files = sorted(str(p) for d in sys.argv[2:] for p in"
+    " __import__('pathlib').Path(d).glob('*.json'));"
+    " duckdb.connect(sys.argv[1]).execute("
+    "'CREATE TABLE t AS SELECT * FROM read_json(?, format=\\'auto\\')', [files])"
+)
+BARE_TYPER = """
+import typer
+app = typer.Typer(add_completion=False)
+@app.command()
+def hello(version: bool = typer.Option(False, "--version")) -> None:
+    typer.echo("bare 0.0")
+app()
+"""
+_DEFAULT_REF = Path("/work/main/.ci/.ref-diff/bin/python")
+# Reads the pairs' files with AgentDiff's own loader and compares them (as its CLI would).
+AGENTDIFF_RUNNER = """
+import json, sys, time
+from agentdiff import AgentTrace, compare
+t0 = time.perf_counter()
+for b, c in json.load(sys.stdin):
+    with open(b) as fb, open(c) as fc:
+        compare(AgentTrace.model_validate_json(fb.read()), AgentTrace.model_validate_json(fc.read()))
+print(time.perf_counter() - t0)
+"""
+
+
+def _step(rng: random.Random, action: str, status: str) -> dict[str, object]:
+    return {
+        "type": "tool_call",
+        "action": action,
+        "input": {"path": f"src/m{rng.randint(1, 50)}.py", "query": "x" * rng.randint(1, 20)},
+        "output": "ok " * rng.randint(1, 20),
+        "status": status,
+        "tokens_in": rng.randint(10, 2000),
+        "tokens_out": rng.randint(1, 500),
+        "cost_usd": round(rng.random() / 100, 6),
+        "latency_ms": rng.randint(10, 5000),
+    }
+
+
+def generate(root: Path, n_files: int, n_steps: int, seed: int = 1) -> None:
+    """``root/baseline`` and ``root/candidate``: one trace-v1 run per file, task i in file i."""
+    rng = random.Random(seed)
+    for side in ("baseline", "candidate"):
+        (root / side).mkdir(parents=True, exist_ok=True)
+    for i in range(n_files):
+        plan = [rng.choice(ACTIONS) for _ in range(n_steps)]
+        for side in ("baseline", "candidate"):
+            steps = []
+            for action in plan:
+                if side == "candidate" and rng.random() < 0.05:
+                    steps.append(_step(rng, rng.choice(ACTIONS), "ok"))  # a detour
+                status = rng.choice(["ok"] * 18 + ["error", "retry"])
+                steps.append(_step(rng, action, status))
+            run = {
+                "run_id": f"{side[0]}{i}",
+                "task_id": f"t{i}",
+                "suite": "bench",
+                "batch": "2026-11-28",
+                "started_at": "2026-11-28T02:00:00Z",
+                "steps": steps[:n_steps],
+            }
+            (root / side / f"t{i:05d}.json").write_text(json.dumps(run))
+
+
+def agentdiff_files(root: Path, out: Path, n_files: int, sample: int) -> list[tuple[str, str]]:
+    """The first ``sample`` pairs of ``root`` written under ``out`` as AgentDiff traces."""
+    from reportgen.divergence.agentdiff_export import to_agentdiff_trace
+    from reportgen.divergence.reference import Run, Step
+
+    out.mkdir(exist_ok=True)
+    pairs = []
+    for i in range(min(sample, n_files)):
+        paths = []
+        for side in ("baseline", "candidate"):
+            data = json.loads((root / side / f"t{i:05d}.json").read_text())
+            run = Run(
+                tuple(
+                    Step(
+                        s["type"], s["action"], s["input"], s["output"], s["status"],
+                        s["tokens_in"], s["tokens_out"], s["cost_usd"], s["latency_ms"],
+                    )
+                    for s in data["steps"]
+                )
+            )  # fmt: skip
+            path = out / f"{side}-{i}.json"
+            path.write_text(json.dumps(to_agentdiff_trace(run, side, wrap_outputs=True)))
+            paths.append(str(path))
+        pairs.append((paths[0], paths[1]))
+    return pairs
+
+
+def _pairs_archive(path: Path, n_pairs: int) -> None:
+    """The archive of bench/compare.py (labels b and c, ~200 steps a run), as a file; built
+    in a child, so this process stays small (children inherit its peak RSS at fork)."""
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from compare import make_archive;"
+        " from reportgen.archive.connection import connect; con = connect(sys.argv[2]);"
+        " make_archive(con, int(sys.argv[3]), 200, 1); con.close()"
+    )
+    here = str(Path(__file__).resolve().parent)
+    subprocess.run([sys.executable, "-c", script, here, str(path), str(n_pairs)], check=True)
+
+
+def measure(argv: list[str], stdin: str | None = None) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) and stdout's last line of one child process."""
+    started = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        child = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=out if stdin is not None else subprocess.DEVNULL,
+        )
+        if stdin is not None and child.stdin is not None:
+            child.stdin.write(stdin.encode())
+            child.stdin.close()
+        _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        out.seek(0)
+        last = (out.read().decode().strip().splitlines() or [""])[-1]
+    if os.waitstatus_to_exitcode(status) not in (0, 3):  # 3: a gate failed, still a result
+        sys.exit(f"failed ({os.waitstatus_to_exitcode(status)}): {' '.join(argv)}")
+    return seconds, usage.ru_maxrss / 1024, last
+
+
+def best(argv: list[str], repeat: int, before: object = None) -> tuple[float, float]:
+    """Best wall time and the peak RSS of ``repeat`` runs (``before()`` ahead of each)."""
+    runs = []
+    for _ in range(max(1, repeat)):
+        if callable(before):
+            before()
+        seconds, rss, _ = measure(argv)
+        runs.append((seconds, rss))
+    return min(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--agentdiff-sample", type=int, default=20)
+    parser.add_argument("--no-build", action="store_true", help="skip reportgen build")
+    parser.add_argument("--db-pairs", type=int, default=0, help="also compare --db --json")
+    args = parser.parse_args()
+    root = DATA / f"cli-{args.files}x{args.steps}"
+    if not (root / "candidate").exists():
+        print(f"generating {root} ...", flush=True)
+        generate(root, args.files, args.steps)
+    base, cand = root / "baseline", root / "candidate"
+    for path in (*base.iterdir(), *cand.iterdir()):
+        path.read_bytes()  # warm the page cache so every command reads from memory
+    bin_dir = Path(sys.executable).parent
+    rg = str(bin_dir / "reportgen") if (bin_dir / "reportgen").exists() else "reportgen"
+    rows: list[tuple[str, float, float, str]] = []
+
+    def row(name: str, seconds: float, rss: float, note: str = "") -> None:
+        rows.append((name, seconds, rss, note))
+        print(f"{name:44} {seconds:8.2f} s {rss:8.0f} MB  {note}", flush=True)
+
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = Path(scratch)
+        db = tmp / "bench.duckdb"
+        bare_db = tmp / "bare.duckdb"
+
+        def fresh() -> None:
+            for leftover in (db, bare_db, Path(f"{db}.wal"), Path(f"{bare_db}.wal")):
+                leftover.unlink(missing_ok=True)
+
+        bare = best([sys.executable, "-c", BARE_READ, str(bare_db), str(base), str(cand)],
+                    args.repeat, fresh)  # fmt: skip
+        row("bare DuckDB read_json (both dirs)", *bare)
+        ingest = best([rg, "ingest", str(base), str(cand), "--db", str(db), "--quiet"],
+                      args.repeat, fresh)  # fmt: skip
+        row(
+            "reportgen ingest (both dirs)", *ingest, f"ratio bare/ingest {bare[0] / ingest[0]:.2f}x"
+        )
+        compare = best([rg, "compare", str(base), str(cand), "--json"], args.repeat)
+        row("reportgen compare DIR_B DIR_C --json", *compare)
+        gate = best([rg, "gate", "--db", str(db), "--json"], args.repeat)
+        row("reportgen gate --json", *gate)
+        site = tmp / "site"
+        if not args.no_build:
+            build = best(
+                [rg, "build", "--db", str(db), "--out", str(site)],
+                args.repeat,
+                lambda: shutil.rmtree(site, ignore_errors=True),
+            )
+            row("reportgen build (fresh)", *build)
+        if args.db_pairs > 0:
+            pairs_db = tmp / "pairs.duckdb"
+            _pairs_archive(pairs_db, args.db_pairs)
+            argv = [rg, "compare", "--db", str(pairs_db), "--baseline-label", "b"]
+            on_db = best([*argv, "--candidate-label", "c", "--json"], args.repeat)
+            row(f"reportgen compare --db --json ({args.db_pairs:,} pairs)", *on_db)
+        with tempfile.TemporaryDirectory() as typer_dir:
+            bare_typer = Path(typer_dir) / "bare.py"
+            bare_typer.write_text(BARE_TYPER)
+            py = best([sys.executable, "-c", "pass"], 5)
+            row("python -c pass", *py)
+            typer_app = best([sys.executable, str(bare_typer), "--version"], 5)
+            row("bare typer app --version", *typer_app)
+        version = best([rg, "--version"], 5)
+        row(
+            "reportgen --version", *version, f"ratio to bare typer {version[0] / typer_app[0]:.2f}x"
+        )
+
+        python = os.environ.get("REPORTGEN_REF_AGENTDIFF_PYTHON") or (
+            str(_DEFAULT_REF) if _DEFAULT_REF.exists() else None
+        )
+        if python is None or args.agentdiff_sample <= 0:
+            print(
+                "AgentDiff: skipped (--agentdiff-sample 0, or not installed: set REPORTGEN_REF_AGENTDIFF_PYTHON)"
+            )
+        else:
+            pairs = agentdiff_files(root, tmp / "agentdiff", args.files, args.agentdiff_sample)
+            seconds, rss, last = measure([python, "-c", AGENTDIFF_RUNNER], json.dumps(pairs))
+            per_pair = float(last) / len(pairs)
+            whole = seconds - float(last) + per_pair * args.files
+            row(
+                f"AgentDiff 0.3.0, {len(pairs)} pairs",
+                seconds,
+                rss,
+                f"{per_pair:.3f} s/pair -> ~{whole:.0f} s for {args.files:,} pairs"
+                f" (reportgen compare {whole / compare[0]:.0f}x faster)",
+            )
+    print(f"\n{args.files:,} files x {args.steps} steps per side, best of {args.repeat}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""Machine output (``--json``) through orjson: the same content as the stdlib encoder wrote
+before (same keys, sorted, same numbers), with floats in orjson's text and non-ASCII
+unescaped; streamed in pieces that join to the one-shot encoding."""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from reportgen.cli import app
+from reportgen.strict_json import StrictJSONEncoder, dumps_bytes, iter_json
+
+# (value, the exact text written): orjson's shortest round-trip form, pinned
+AWKWARD_FLOATS = [
+    (1e16, "1e+16"),
+    (1e-05, "0.00001"),
+    (2.5e-05, "0.000025"),
+    (1e-07, "1e-7"),
+    (0.1, "0.1"),
+    (100.0, "100.0"),
+    (-0.0, "-0.0"),
+    (1e15, "1000000000000000.0"),
+    (1.5e300, "1.5e+300"),
+    (5e-324, "5e-324"),
+    (1.7976931348623157e308, "1.7976931348623157e+308"),
+    (123456789012345680.0, "1.2345678901234568e+17"),
+    (math.inf, "null"),
+    (-math.inf, "null"),
+    (math.nan, "null"),
+]
+
+
+def _stdlib(obj: Any) -> str:
+    """The encoding of every --json output before orjson (converge still uses it)."""
+    return "".join(StrictJSONEncoder(indent=2, sort_keys=True, default=str).iterencode(obj))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values, floats compared bit for bit (so 0.0 and -0.0 differ)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return (
+            isinstance(a, float)
+            and isinstance(b, float)
+            and struct.pack("<d", a) == struct.pack("<d", b)
+        )
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize(("value", "text"), AWKWARD_FLOATS)
+def test_awkward_float_text_is_pinned(value: float, text: str) -> None:
+    assert dumps_bytes(value).decode() == text
+    assert dumps_bytes({"x": [value]}).decode() == f'{{\n  "x": [\n    {text}\n  ]\n}}'
+
+
+@pytest.mark.parametrize(("value", "_text"), AWKWARD_FLOATS)
+def test_awkward_floats_parse_to_the_same_value_as_before(value: float, _text: str) -> None:
+    assert _same(json.loads(dumps_bytes(value)), json.loads(_stdlib(value)))
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**63 - 1)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_same_content_as_the_stdlib_encoder(value: Any) -> None:
+    assert _same(json.loads(dumps_bytes(value)), json.loads(_stdlib(value)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), json_values, max_size=5))
+def test_streamed_pieces_join_to_the_one_shot_text(value: dict[str, Any]) -> None:
+    assert b"".join(iter_json(value)) == dumps_bytes(value)
+
+
+def test_layout_is_the_stdlib_indent_2_for_ascii_data() -> None:
+    data = {"b": [1, {}, []], "a": {"y": None, "x": True}, "c": "text"}
+    assert dumps_bytes(data).decode() == _stdlib(data)
+    assert b"".join(iter_json(data)).decode() == _stdlib(data)
+
+
+def test_non_ascii_is_written_as_utf8_not_escaped() -> None:
+    assert dumps_bytes({"k": "é\u2028✓"}) == '{\n  "k": "é\u2028✓"\n}'.encode()
+
+
+def test_what_orjson_refuses_falls_back_to_the_stdlib_encoder() -> None:
+    big = {"n": 10**30, "f": math.inf}
+    assert dumps_bytes(big).decode() == _stdlib(big)
+    surrogate = {"s": "\ud800"}
+    assert json.loads(dumps_bytes(surrogate)) == surrogate
+
+
+def test_numpy_scalars_and_other_objects_as_before() -> None:
+    data = {"f": np.float64(0.5), "i": np.int64(3), "p": Path("a/b"), "n": np.float64("nan")}
+    # np.float64 is a float (a number, as before); np.int64 is not an int: str, as before
+    assert json.loads(dumps_bytes(data)) == json.loads(_stdlib(data))
+    assert json.loads(dumps_bytes(data)) == {"f": 0.5, "i": "3", "p": "a/b", "n": None}
+
+
+def test_cli_json_has_the_content_of_the_stdlib_encoding(tmp_path: Path) -> None:
+    """compare --json of the demo archive: the exact values the stdlib encoder wrote."""
+    from reportgen.archive import connect
+    from reportgen.demo import run_demo
+    from reportgen.divergence.compare import compare_labels
+    from reportgen.statistics import attach_statistics
+
+    db, _report, _summary = run_demo(tmp_path / "demo", site=False)
+    result = CliRunner().invoke(app, ["compare", "--db", str(db), "--json"])
+    assert result.exit_code in (0, 3), result.output
+    con = connect(db, read_only=True)
+    try:
+        comparison = compare_labels(con, "baseline", "candidate")
+        attach_statistics(comparison, fail_on_regression=False, alpha=0.05)
+        expected = _stdlib(comparison.to_json())
+    finally:
+        con.close()
+    assert _same(json.loads(result.stdout), json.loads(expected))
+
+
+def test_steps_attached_batch_by_batch_give_the_same_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compare --json (steps read STEP_BATCH pairs at a time while written) == the eager
+    comparison encoded in one go; after writing, no pair holds its steps any more."""
+    from reportgen.archive import connect
+    from reportgen.demo import run_demo
+    from reportgen.divergence import compare as compare_module
+    from reportgen.divergence.compare import compare_labels
+
+    monkeypatch.setattr(compare_module, "STEP_BATCH", 2)
+    db, _report, _summary = run_demo(tmp_path / "demo", site=False)
+    con = connect(db, read_only=True)
+    try:
+        eager = compare_labels(con, "baseline", "candidate")
+        lazy = compare_labels(con, "baseline", "candidate", steps_later=True)
+        assert len(lazy.pairs) > 2
+        streamed = b"".join(iter_json(lazy.to_json()))
+        assert streamed == dumps_bytes(eager.to_json())
+    finally:
+        con.close()
+    assert all("baseline_step" not in row for p in lazy.pairs for row in p["step_diffs"])
