@@ -9,10 +9,10 @@ build its options from it without loading DuckDB or numpy."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 Pair = Mapping[str, Any]
 """A pair's JSON-contract record (see :mod:`reportgen.divergence.records`)."""
@@ -309,17 +309,28 @@ LABEL_METRICS: tuple[LabelMetric, ...] = (
 )  # fmt: skip
 
 
+M = TypeVar("M", PairMetric, LabelMetric)
+
+
+def _gates(metrics: Sequence[PairMetric | LabelMetric]) -> tuple[Gate, ...]:
+    return tuple(m.gate for m in metrics if m.gate is not None)
+
+
+def _for_gate(metrics: Sequence[M], name: str) -> M:
+    for metric in metrics:
+        if metric.gate is not None and metric.gate.name == name:
+            return metric
+    raise KeyError(name)
+
+
 def label_gates() -> tuple[Gate, ...]:
     """The gates of the label-level metrics (``compare`` and ``gate``, the [cli] section)."""
-    return tuple(m.gate for m in LABEL_METRICS if m.gate is not None)
+    return _gates(LABEL_METRICS)
 
 
 def label_metric_for_gate(name: str) -> LabelMetric:
     """The label-level metric behind gate ``name``."""
-    for metric in LABEL_METRICS:
-        if metric.gate is not None and metric.gate.name == name:
-            return metric
-    raise KeyError(name)
+    return _for_gate(LABEL_METRICS, name)
 
 
 #: Gates on other grains than a pair: a group of repeated runs (convergence) and one coding
@@ -372,15 +383,12 @@ def pair_metrics() -> tuple[PairMetric, ...]:
 
 def pair_gates() -> tuple[Gate, ...]:
     """The gates of the pair metrics (``compare``, ``gate``, the API and the plugin)."""
-    return tuple(m.gate for m in _registered if m.gate is not None)
+    return _gates(_registered)
 
 
 def metric_for_gate(name: str) -> PairMetric:
     """The pair metric behind gate ``name``."""
-    for metric in _registered:
-        if metric.gate is not None and metric.gate.name == name:
-            return metric
-    raise KeyError(name)
+    return _for_gate(_registered, name)
 
 
 def register(metric: PairMetric) -> None:
