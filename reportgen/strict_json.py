@@ -20,33 +20,6 @@ from typing import Any
 import orjson
 
 
-def strict_json_value(obj: Any) -> Any:
-    """A copy of ``obj`` (dicts, lists, tuples, scalars) with every non-finite float replaced
-    by None. Iterative, so deeply nested agent payloads cannot exhaust the stack."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if not isinstance(obj, dict | list | tuple):
-        return obj
-    root: list[Any] = [None]
-    # (container to fill, key or index in it, value to convert)
-    stack: list[tuple[Any, Any, Any]] = [(root, 0, obj)]
-    while stack:
-        parent, key, value = stack.pop()
-        if isinstance(value, float):
-            parent[key] = value if math.isfinite(value) else None
-        elif isinstance(value, dict):
-            copy: dict[Any, Any] = dict.fromkeys(value)
-            parent[key] = copy
-            stack.extend((copy, k, v) for k, v in value.items())
-        elif isinstance(value, list | tuple):
-            items: list[Any] = [None] * len(value)
-            parent[key] = items
-            stack.extend((items, i, v) for i, v in enumerate(value))
-        else:
-            parent[key] = value
-    return root[0]
-
-
 class StrictJSONEncoder(json.JSONEncoder):
     """A JSONEncoder that writes non-finite floats as null (never NaN or Infinity), in the one
     pass that encodes: the stdlib's own encoding loop with a float formatter of ours, so

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from reportgen.cli.options import threshold_parser
+from reportgen.cli.options import threshold_option
 from reportgen.gating.metrics import MIN_CONVERGENCE
 from reportgen.strict_json import strict_dumps
 
@@ -29,11 +29,8 @@ def converge(
     ],
     min_convergence: Annotated[
         float | None,
-        typer.Option(
-            MIN_CONVERGENCE.flag,
-            metavar="FLOAT",
-            parser=threshold_parser(MIN_CONVERGENCE),
-            show_default=False,
+        threshold_option(
+            MIN_CONVERGENCE,
             help="Fail (exit 3) when convergence_score is below FLOAT, a finite number in "
             "[0, 1]; equal passes. The JSON still goes to stdout, with minimum_convergence.",
         ),

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from reportgen.cli.options import threshold_parser
+from reportgen.cli.options import threshold_option
 from reportgen.cli.output import print_json
 from reportgen.gating.metrics import (
     FAIL_ON_THRASH,
@@ -46,25 +46,9 @@ def iterations(
         bool, typer.Option("--markdown", help="Print the report as Markdown.")
     ] = False,
     max_spend_per_certified_step: Annotated[
-        float | None,
-        typer.Option(
-            MAX_SPEND_PER_CERTIFIED_STEP.flag,
-            metavar=MAX_SPEND_PER_CERTIFIED_STEP.metavar,
-            parser=threshold_parser(MAX_SPEND_PER_CERTIFIED_STEP),
-            show_default=False,
-            help=MAX_SPEND_PER_CERTIFIED_STEP.help,
-        ),
+        float | None, threshold_option(MAX_SPEND_PER_CERTIFIED_STEP)
     ] = None,
-    max_tool_error_rate: Annotated[
-        float | None,
-        typer.Option(
-            MAX_TOOL_ERROR_RATE.flag,
-            metavar=MAX_TOOL_ERROR_RATE.metavar,
-            parser=threshold_parser(MAX_TOOL_ERROR_RATE),
-            show_default=False,
-            help=MAX_TOOL_ERROR_RATE.help,
-        ),
-    ] = None,
+    max_tool_error_rate: Annotated[float | None, threshold_option(MAX_TOOL_ERROR_RATE)] = None,
     fail_on_thrash: Annotated[
         bool, typer.Option(FAIL_ON_THRASH.flag, help=FAIL_ON_THRASH.help)
     ] = False,

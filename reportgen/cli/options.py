@@ -87,3 +87,15 @@ def threshold_parser(gate: Gate) -> Callable[[str], float]:
             raise typer.BadParameter(f"{text!r} is not {gate.range_text}") from None
 
     return parse
+
+
+def threshold_option(gate: Gate, help: str | None = None) -> Any:
+    """The typer option of a gate's threshold: its flag and metavar, checked by
+    :func:`threshold_parser`, with the gate's help unless ``help`` says otherwise."""
+    return typer.Option(
+        gate.flag,
+        metavar=gate.metavar,
+        parser=threshold_parser(gate),
+        show_default=False,
+        help=help or gate.help,
+    )
