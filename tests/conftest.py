@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,3 +57,34 @@ def write_jsonl(tmp_path: Path) -> Callable[..., Path]:
 @pytest.fixture
 def sample_runs() -> Path:
     return shipped_dir("sample_runs")
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Path], str]]:
+    """Serve a folder with ``python -m http.server`` on 127.0.0.1 (as a user previews a site);
+    returns its base URL. Every server started is stopped at the end of the test."""
+    servers: list[subprocess.Popen[bytes]] = []
+
+    def start(folder: Path) -> str:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+             "--directory", str(folder)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        servers.append(server)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                return f"http://127.0.0.1:{port}/"
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("http.server did not start")
+
+    yield start
+    for server in servers:
+        server.terminate()
+        server.wait(timeout=10)

@@ -25,8 +25,14 @@ from reportgen.resources import shipped_dir
 GOLDEN = Path(__file__).parent / "golden" / "sample_runs.json"
 BUILD_TIME = "2026-11-29T06:00:00Z"
 # Tables that record when and from which path each load ran differ on every run; the build
-# manifest holds hashes of reportgen's own code (a new version re-renders every page).
-VOLATILE = {"site/data/files.parquet", "site/data/loads.parquet", "site/.reportgen-manifest.json"}
+# manifest holds hashes of reportgen's own code (a new version re-renders every page); the data
+# manifest holds the checksums of the two volatile tables.
+VOLATILE = {
+    "site/data/files.parquet",
+    "site/data/loads.parquet",
+    "site/data/manifest.json",
+    "site/.reportgen-manifest.json",
+}
 
 # name -> CLI arguments ({db} is the demo archive, {samples} the sample_runs folder)
 COMMANDS: dict[str, list[str]] = {

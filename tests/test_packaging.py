@@ -30,7 +30,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ],
         check=True,
     )
-    (found,) = out.glob("reportgen-*.whl")
+    (found,) = out.glob("reportgen_agents-*.whl")
     return found
 
 

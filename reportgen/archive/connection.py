@@ -249,8 +249,13 @@ def _step_hashes_current(con: duckdb.DuckDBPyConnection) -> bool:
 
 def _refresh_step_hashes(con: duckdb.DuckDBPyConnection) -> None:
     """Add and compute the stored step hashes where they are missing or stale."""
-    if _step_hashes_current(con):
-        return
+    if not _step_hashes_current(con):
+        recompute_step_hashes(con)
+
+
+def recompute_step_hashes(con: duckdb.DuckDBPyConnection) -> None:
+    """Compute every step's stored hashes with this DuckDB and record which function made
+    them (also after rows were copied in from elsewhere, e.g. a restored snapshot)."""
     for column in ("signature", "payload"):
         con.execute(f"ALTER TABLE steps ADD COLUMN IF NOT EXISTS {column} UBIGINT")
     con.execute(load_sql("step_hashes_update"))

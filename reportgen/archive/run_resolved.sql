@@ -9,6 +9,8 @@
 -- Columns:
 --   n_steps, n_wasted   step counts (wasted = error, retry or abandoned)
 --   tokens              tokens_in + tokens_out (a missing side counts 0; NULL when both are)
+-- Floating-point sums run in step order, so a total never depends on the rows' storage order
+-- (an archive restored from a snapshot gives the same digits as the one it was taken from).
 CREATE OR REPLACE TEMP MACRO rg_run_resolved() AS TABLE
 WITH step_sums AS (
     SELECT
@@ -17,8 +19,8 @@ WITH step_sums AS (
         count(*) FILTER (WHERE status IN ('error', 'retry', 'abandoned')) AS n_wasted,
         CAST(sum(tokens_in) AS BIGINT) AS tokens_in,
         CAST(sum(tokens_out) AS BIGINT) AS tokens_out,
-        sum(cost_usd) AS cost_usd,
-        sum(latency_ms) AS latency_ms
+        sum(cost_usd ORDER BY idx) AS cost_usd,
+        sum(latency_ms ORDER BY idx) AS latency_ms
     FROM steps
     GROUP BY run_id
 ),

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from reportgen import __version__
-from reportgen.cli import build, compare, converge, ingest, iterations
+from reportgen.cli import build, compare, converge, ingest, iterations, restore
 from reportgen.cli.errors import exits_on_errors
 from reportgen.cli.options import with_gate_options
 from reportgen.gating.metrics import label_gates, pair_gates
@@ -59,6 +59,7 @@ def make_app() -> typer.Typer:
         "gate": gated(compare.gate),
         "build": build.build,
         "iterations": iterations.iterations,
+        "restore": restore.restore,
     }
     for name, command in commands.items():
         app.command(name)(exits_on_errors(command))

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from reportgen.archive import connect
+from reportgen.archive.snapshot import write_snapshot
 from reportgen.errors import UsageError
 from reportgen.resources import shipped_dir
 from reportgen.site import paths
 from reportgen.site.context import LazyPage, Link, Page
 from reportgen.site.data import SiteData, archive_ids, load_site_data
-from reportgen.site.export import export_parquet
 from reportgen.site.pages_compare import Verdicts, compare_page, pair_pages
 from reportgen.site.pages_convergence import convergence_pages
 from reportgen.site.pages_iterations import iteration_pages
@@ -161,7 +161,7 @@ def build_site(
                 else:
                     digest = renderer.page_hash(page)
                     writer.page(page.path, digest, partial(renderer.render, page))
-        export_parquet(con, writer.tmp / "data")
+        write_snapshot(con, writer.tmp / "data")
         _assets(writer)
         writer.commit()
     except OSError as error:  # a full disk, no permission: one line, the old site untouched

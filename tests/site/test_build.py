@@ -134,9 +134,10 @@ def test_archive_is_published_as_parquet(demo_db: Path, demo_site: Site) -> None
     archive = duckdb.connect(str(demo_db), read_only=True)
     assert runs == archive.execute("SELECT count(*) FROM runs").fetchone()
     assert steps == archive.execute("SELECT count(*) FROM steps").fetchone()
-    assert sorted(p.name for p in data.iterdir()) == [
-        f"{t}.parquet" for t in sorted(["runs", "steps", "iterations", "outputs", "files", "loads"])
-    ]
+    tables = ["runs", "steps", "iterations", "outputs", "files", "loads", "suite_notes"]
+    assert sorted(p.name for p in data.iterdir()) == sorted(
+        ["manifest.json", *(f"{t}.parquet" for t in tables)]
+    )
 
 
 def test_large_charts_are_written_beside_the_page(tmp_path: Path) -> None:

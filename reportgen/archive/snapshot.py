@@ -1,0 +1,242 @@
+"""The archive as a snapshot of Parquet files, and back: a site's ``data/`` folder.
+
+``write_snapshot`` writes every archive table to ``<table>.parquet`` in a fixed row order (the
+same archive gives the same files) plus ``manifest.json``: a format version, the archive schema
+version, and each file's size, SHA-256 and row count. ``restore_snapshot`` reads such a folder,
+or the same files from an http(s) URL of a published site, checks every file against the
+manifest before anything is written, and builds a new archive holding the same tables and rows;
+the archive appears only when it is complete (docs/site.md, "Restoring the archive")."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+
+from reportgen import __version__
+from reportgen.archive.connection import SCHEMA_VERSION, connect, duckdb_path, recompute_step_hashes
+from reportgen.errors import InputError
+
+MANIFEST = "manifest.json"
+FORMAT = "reportgen-archive-snapshot"
+FORMAT_VERSION = 1
+#: Table and the columns that order its rows (a unique key where the schema has one).
+TABLES = (
+    ("runs", "run_id"),
+    ("steps", "run_id, idx"),
+    ("iterations", "run_id, iter"),
+    ("outputs", "run_id, suite, label, task_id, batch, trial, content_hash, output"),
+    ("files", "content_hash"),
+    ("loads", "load_id"),
+    ("suite_notes", "suite, path, content_hash"),
+)
+_CHUNK = 1 << 20
+_TIMEOUT_S = 60
+
+
+def _quoted(path: Path) -> str:
+    """A file path as a SQL string literal (COPY takes no parameters for its target)."""
+    return "'" + str(duckdb_path(path)).replace("'", "''") + "'"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_snapshot(con: duckdb.DuckDBPyConnection, folder: Path) -> list[str]:
+    """Write every archive table to ``folder/<table>.parquet`` and the manifest that lets
+    ``restore_snapshot`` check them; return the file names."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files: dict[str, dict[str, Any]] = {}
+    for table, order in TABLES:
+        target = folder / f"{table}.parquet"
+        con.execute(
+            f"COPY (SELECT * FROM {table} ORDER BY {order}) TO {_quoted(target)} "
+            "(FORMAT parquet, COMPRESSION zstd)"
+        )
+        row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+        files[target.name] = {
+            "table": table,
+            "rows": int(row[0]) if row else 0,
+            "bytes": target.stat().st_size,
+            "sha256": _sha256(target),
+        }
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "schema_version": SCHEMA_VERSION,
+        "written_by": f"reportgen {__version__}",
+        "files": files,
+    }
+    (folder / MANIFEST).write_bytes(
+        orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    )
+    return [*files, MANIFEST]
+
+
+@dataclass
+class RestoreReport:
+    """What ``restore_snapshot`` wrote: the archive and the rows of each table."""
+
+    db: Path
+    source: str
+    rows: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"db": str(self.db), "source": self.source, "rows": self.rows}
+
+
+def _is_url(source: str) -> bool:
+    return urllib.parse.urlsplit(source).scheme in ("http", "https")
+
+
+def _fetcher(source: str) -> tuple[str, Callable[[str, Path], None]]:
+    """Where the snapshot is (shown in errors) and a function copying one of its files into a
+    local path. ``source`` is a site (folder or URL) or its ``data/`` folder itself."""
+    if _is_url(source):
+        base = source if source.endswith("/") else source + "/"
+        if not base.endswith("/data/"):
+            base = urllib.parse.urljoin(base, "data/")
+
+        def fetch_url(name: str, target: Path) -> None:
+            url = urllib.parse.urljoin(base, name)
+            try:
+                with (
+                    urllib.request.urlopen(url, timeout=_TIMEOUT_S) as response,
+                    target.open("wb") as out,
+                ):
+                    shutil.copyfileobj(response, out, _CHUNK)
+            except urllib.error.HTTPError as exc:
+                raise InputError(url, f"cannot download: HTTP {exc.code} {exc.reason}") from None
+            except (urllib.error.URLError, OSError, TimeoutError) as exc:
+                reason = getattr(exc, "reason", None) or exc
+                raise InputError(url, f"cannot download: {reason}") from None
+
+        return base, fetch_url
+    root = Path(source).expanduser()
+    data = root if (root / MANIFEST).is_file() else root / "data"
+    if not (data / MANIFEST).is_file():
+        raise InputError(
+            source, f"no {MANIFEST} here or under data/: not a site built by reportgen ≥ 0.1"
+        )
+
+    def fetch_file(name: str, target: Path) -> None:
+        try:
+            shutil.copyfile(data / name, target)
+        except OSError as exc:
+            raise InputError(str(data / name), f"cannot read: {exc.strerror}") from None
+
+    return str(data), fetch_file
+
+
+def _check_manifest(where: str, raw: bytes) -> dict[str, Any]:
+    """The manifest, or an InputError saying why it cannot be used."""
+    name = f"{where.rstrip('/')}/{MANIFEST}"
+    try:
+        manifest = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(name, f"not valid JSON ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise InputError(name, f"not a reportgen snapshot manifest (format is not {FORMAT!r})")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise InputError(
+            name,
+            f"snapshot format version {manifest.get('format_version')!r}; this reportgen reads "
+            f"version {FORMAT_VERSION}",
+            field="format_version",
+        )
+    if str(manifest.get("schema_version")) != SCHEMA_VERSION:
+        raise InputError(
+            name,
+            f"archive schema version {manifest.get('schema_version')!r}; this reportgen "
+            f"restores version {SCHEMA_VERSION}",
+            field="schema_version",
+        )
+    files = manifest.get("files")
+    wanted = {f"{table}.parquet": table for table, _ in TABLES}
+    if not isinstance(files, dict) or set(files) != set(wanted):
+        raise InputError(name, "the files listed are not the archive's tables", field="files")
+    for file, entry in files.items():
+        ok = (
+            isinstance(entry, dict)
+            and entry.get("table") == wanted[file]
+            and all(isinstance(entry.get(k), int) for k in ("rows", "bytes"))
+            and isinstance(entry.get("sha256"), str)
+        )
+        if not ok:
+            raise InputError(name, "entry malformed", field=f"files.{file}")
+    return manifest
+
+
+def restore_snapshot(source: str, db: Path, *, display: str | None = None) -> RestoreReport:
+    """Build a new archive at ``db`` from the snapshot at ``source`` (a site folder, its
+    ``data/`` folder, or an http(s) URL of either). Every file is checked against the manifest
+    first; on any error nothing is left at ``db``. An existing ``db`` is never replaced."""
+    name = display or str(db)
+    target = duckdb_path(db)
+    if os.path.lexists(target):
+        raise InputError(name, "something is already here; restore writes a new archive only")
+    if not target.parent.is_dir():
+        raise InputError(name, f"folder {target.parent} does not exist")
+    where, fetch = _fetcher(source)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".reportgen-restore-") as tmp:
+        scratch = Path(tmp)
+        fetch(MANIFEST, scratch / MANIFEST)
+        manifest = _check_manifest(where, (scratch / MANIFEST).read_bytes())
+        for file, entry in manifest["files"].items():
+            fetch(file, scratch / file)
+            shown = f"{where.rstrip('/')}/{file}"
+            size = (scratch / file).stat().st_size
+            if size != entry["bytes"]:
+                raise InputError(
+                    shown, f"{size} bytes where the manifest says {entry['bytes']} (truncated?)"
+                )
+            if _sha256(scratch / file) != entry["sha256"]:
+                raise InputError(shown, "checksum differs from the manifest (changed or damaged)")
+        built = scratch / "archive.duckdb"
+        rows = _load(built, scratch, manifest, where)
+        os.link(built, target)  # no-clobber and atomic: the archive appears complete or not at all
+    return RestoreReport(Path(db), source, rows)
+
+
+def _load(built: Path, scratch: Path, manifest: dict[str, Any], where: str) -> dict[str, int]:
+    """Insert every table's rows into a new archive at ``built``; return the row counts."""
+    con = connect(built)
+    rows: dict[str, int] = {}
+    try:
+        for file, entry in manifest["files"].items():
+            table = entry["table"]
+            try:
+                con.execute(
+                    f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet({_quoted(scratch / file)})"
+                )
+            except duckdb.Error as exc:
+                first = str(exc).splitlines()[0]
+                raise InputError(f"{where.rstrip('/')}/{file}", f"cannot load: {first}") from None
+            row = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+            rows[table] = int(row[0]) if row else 0
+            if rows[table] != entry["rows"]:
+                raise InputError(
+                    f"{where.rstrip('/')}/{file}",
+                    f"{rows[table]} rows where the manifest says {entry['rows']}",
+                )
+        recompute_step_hashes(con)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
+    return rows
