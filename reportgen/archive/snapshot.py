@@ -58,9 +58,12 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_snapshot(con: duckdb.DuckDBPyConnection, folder: Path) -> list[str]:
+def write_snapshot(
+    con: duckdb.DuckDBPyConnection, folder: Path, *, published: dict[str, Any] | None = None
+) -> list[str]:
     """Write every archive table to ``folder/<table>.parquet`` and the manifest that lets
-    ``restore_snapshot`` check them; return the file names."""
+    ``restore_snapshot`` check them; return the file names. ``published`` says what was
+    hidden from the snapshot (redaction), recorded in the manifest."""
     folder.mkdir(parents=True, exist_ok=True)
     files: dict[str, dict[str, Any]] = {}
     for table, order in TABLES:
@@ -82,6 +85,7 @@ def write_snapshot(con: duckdb.DuckDBPyConnection, folder: Path) -> list[str]:
         "schema_version": SCHEMA_VERSION,
         "written_by": f"reportgen {__version__}",
         "files": files,
+        "published": published or {"redacted": False, "payloads": True},
     }
     (folder / MANIFEST).write_bytes(
         orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"

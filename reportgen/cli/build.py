@@ -10,6 +10,8 @@ import typer
 from reportgen.cli.options import Db
 from reportgen.cli.output import print_json
 
+PAGES_LIMIT_BYTES = 1_000_000_000  # GitHub Pages refuses larger sites
+
 
 def build(
     out: Annotated[Path, typer.Option("--out", help="Folder of the site (replaced atomically).")],
@@ -33,6 +35,26 @@ def build(
             "--config", help="Gate thresholds ([cli] section) marked on comparison pages."
         ),
     ] = None,
+    redact: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--redact",
+            metavar="REGEX",
+            help="Also replace text matching this RE2 pattern in every page and data file "
+            "(repeatable).",
+        ),
+    ] = None,
+    no_redact: Annotated[
+        bool,
+        typer.Option("--no-redact", help="Publish raw: do not replace the built-in secret shapes."),
+    ] = False,
+    no_payloads: Annotated[
+        bool,
+        typer.Option(
+            "--no-payloads",
+            help="Publish structure and numbers only: no step input/output or output text.",
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON summary for machines.")
     ] = False,
@@ -43,6 +65,7 @@ def build(
 
     from reportgen.gating import find_config, resolve_thresholds, verdicts_by_metric
     from reportgen.site import build_site
+    from reportgen.site.redaction import Redaction
 
     thresholds = resolve_thresholds({}, config or find_config())
     report = build_site(
@@ -52,12 +75,26 @@ def build(
         baseline_label=baseline_label,
         candidate_label=candidate_label,
         verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
+        redaction=Redaction.from_options(
+            redact=not no_redact, patterns=tuple(redact or ()), payloads=not no_payloads
+        ),
     )
+    if report.size_bytes > PAGES_LIMIT_BYTES:
+        typer.echo(
+            f"warning: the site is {report.size_bytes / 1e9:.2f} GB in {report.files:,} files; "
+            "GitHub Pages refuses sites over 1 GB (try --no-payloads)",
+            err=True,
+        )
     if as_json:
         print_json(report.to_dict())
         return
     typer.echo(
         f"site: {report.pages} pages, {report.written} written, {report.skipped} unchanged"
         + (f", {report.removed} removed" if report.removed else "")
+    )
+    typer.echo(
+        f"size: {report.size_bytes / 1e6:.1f} MB in {report.files:,} files; "
+        f"{report.redacted} secret(s) redacted"
+        + ("" if not no_redact else " (built-in redaction off)")
     )
     typer.echo(f"index: {report.index}")

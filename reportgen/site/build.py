@@ -23,6 +23,7 @@ from reportgen.site.pages_convergence import convergence_pages
 from reportgen.site.pages_iterations import iteration_pages
 from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
 from reportgen.site.pages_runs import run_pages, task_pages
+from reportgen.site.redaction import Redaction, redact_archive
 from reportgen.site.render import Renderer
 from reportgen.site.writer import SiteWriter, write_error
 
@@ -38,6 +39,9 @@ class BuildReport:
     skipped: int
     removed: int
     build_time: str
+    redacted: int = 0
+    size_bytes: int = 0
+    files: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form ``reportgen build --json`` prints."""
@@ -49,6 +53,9 @@ class BuildReport:
             "skipped": self.skipped,
             "removed": self.removed,
             "build_time": self.build_time,
+            "redacted": self.redacted,
+            "size_bytes": self.size_bytes,
+            "files": self.files,
         }
 
 
@@ -139,14 +146,18 @@ def build_site(
     baseline_label: str = "baseline",
     candidate_label: str = "candidate",
     verdicts: Verdicts | None = None,
+    redaction: Redaction | None = None,
 ) -> BuildReport:
     """Build the static site for the archive ``db`` into ``out``, re-rendering only changed
-    pages; ``verdicts`` (a pair's metrics -> {metric: passed}) adds gate verdicts."""
+    pages; ``verdicts`` (a pair's metrics -> {metric: passed}) adds gate verdicts. Secrets are
+    redacted from every page and data file unless ``redaction`` says otherwise."""
     stamp = resolve_build_time(build_time)
+    policy = Redaction() if redaction is None else redaction
     renderer = Renderer()
     con = connect(db, read_only=True)
     writer = SiteWriter(out)
     try:
+        redacted = redact_archive(con, policy)
         ids = [*archive_ids(con), baseline_label, candidate_label]
         seen: set[str] = set()
         with paths.known_ids(ids):
@@ -161,7 +172,11 @@ def build_site(
                 else:
                     digest = renderer.page_hash(page)
                     writer.page(page.path, digest, partial(renderer.render, page))
-        write_snapshot(con, writer.tmp / "data")
+        write_snapshot(
+            con,
+            writer.tmp / "data",
+            published={"redacted": policy.pattern is not None, "payloads": policy.payloads},
+        )
         _assets(writer)
         writer.commit()
     except OSError as error:  # a full disk, no permission: one line, the old site untouched
@@ -172,6 +187,26 @@ def build_site(
         raise
     finally:
         con.close()
+    size, files = _site_size(out)
     return BuildReport(
-        out, out / "index.html", len(seen), writer.written, writer.skipped, writer.removed, stamp
+        out,
+        out / "index.html",
+        len(seen),
+        writer.written,
+        writer.skipped,
+        writer.removed,
+        stamp,
+        redacted,
+        size,
+        files,
     )
+
+
+def _site_size(out: Path) -> tuple[int, int]:
+    """Bytes and number of files of the published site (what GitHub Pages counts)."""
+    size = files = 0
+    for folder, _dirs, names in os.walk(out):
+        for name in names:
+            size += os.stat(os.path.join(folder, name)).st_size
+            files += 1
+    return size, files

@@ -1,0 +1,158 @@
+"""Redaction of published output: secrets in agent text replaced by a marker before any page
+or ``data/`` file is written.
+
+The site reads the archive only through a read-only connection; here every archive table is
+shadowed, in that connection, by a temporary view whose text columns have each secret shape
+replaced (DuckDB's RE2 ``regexp_replace``, vectorised), so every page and the Parquet
+snapshot see the redacted text and nothing else. ``--no-payloads`` blanks the free text
+(step input and output, run and final outputs, check output, patches) as well."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+
+from reportgen.errors import UsageError
+
+MARKER = "[REDACTED]"
+
+#: Built-in secret shapes (RE2 syntax): name -> pattern. Each is specific enough not to
+#: match ordinary prose; docs/site.md lists them.
+SECRET_PATTERNS: dict[str, str] = {
+    "anthropic/openai key": r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    "google api key": r"AIza[0-9A-Za-z_-]{35}",
+    "github token": r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+    "aws access key id": r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+    "aws secret key": r"(?i:aws_secret_access_key)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}",
+    "slack token": r"xox[abposr]-[A-Za-z0-9-]{10,}",
+    "stripe key": r"[rs]k_live_[0-9A-Za-z]{16,}",
+    "hugging face token": r"hf_[A-Za-z0-9]{30,}",
+    "bearer token": r"(?i:bearer)\s+[A-Za-z0-9._~+/-]{16,}=*",
+    "private key block": (
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----"
+    ),
+    "password in url": r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\"'<>]+:[^/\s@\"'<>]+@",
+}
+#: Columns never redacted: hashes and ids reportgen makes itself, and fixed vocabularies.
+_KEEP = {"content_hash", "load_id", "format", "status", "type", "normaliser"}
+#: Identifiers: a redacted one keeps a short hash of the original, so two runs or tasks that
+#: differ only inside a secret stay two (pages and pairs are keyed by these).
+_IDS = {"run_id", "task_id", "suite", "label", "batch"}
+#: Free text blanked by ``--no-payloads``: table -> columns.
+PAYLOADS = {
+    "steps": ("input", "output"),
+    "runs": ("output",),
+    "outputs": ("output",),
+    "iterations": ("check_output", "patch"),
+}
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """What to hide when publishing: secret shapes (RE2 patterns) and whether payload text
+    is published at all."""
+
+    patterns: tuple[str, ...] = tuple(SECRET_PATTERNS.values())
+    payloads: bool = True
+    extra: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_options(
+        cls, redact: bool = True, patterns: tuple[str, ...] = (), payloads: bool = True
+    ) -> Redaction:
+        """The policy of ``build``'s options: built-ins unless ``--no-redact``, plus each
+        ``--redact REGEX``."""
+        built_in = tuple(SECRET_PATTERNS.values()) if redact else ()
+        return cls(built_in, payloads, tuple(patterns))
+
+    @property
+    def pattern(self) -> str | None:
+        """All patterns as one alternation, or None when nothing is redacted."""
+        every = (*self.patterns, *self.extra)
+        return "|".join(f"(?:{p})" for p in every) if every else None
+
+    @property
+    def active(self) -> bool:
+        return self.pattern is not None or not self.payloads
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def check_patterns(con: duckdb.DuckDBPyConnection, patterns: tuple[str, ...]) -> None:
+    """A usage error naming the first ``--redact`` pattern RE2 cannot compile."""
+    for pattern in patterns:
+        try:
+            con.execute("SELECT regexp_replace('', ?, '')", [pattern]).fetchall()
+        except duckdb.Error as exc:
+            first = str(exc).splitlines()[0]
+            raise UsageError(
+                f"--redact {pattern!r}: not a valid RE2 regular expression ({first})"
+            ) from None
+
+
+def redact_archive(con: duckdb.DuckDBPyConnection, policy: Redaction) -> int:
+    """Shadow every archive table by a redacted view in ``con``; return how many secrets
+    were replaced. A no-op (0) for a policy that hides nothing."""
+    check_patterns(con, policy.extra)
+    if not policy.active:
+        return 0
+    database = _one(con, "SELECT current_database()")
+    columns: dict[str, list[tuple[str, str]]] = {}
+    rows = con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_catalog = ? AND table_schema = 'main' ORDER BY table_name, ordinal_position",
+        [database],
+    ).fetchall()
+    for table, column, kind in rows:
+        columns.setdefault(table, []).append((column, kind))
+    pattern = policy.pattern
+    replaced = 0
+    for table, cols in columns.items():
+        source = f'"{database}".main."{table}"'
+        texts = [(c, k) for c, k in cols if k in ("VARCHAR", "JSON") and c not in _KEEP]
+        blanks = set() if policy.payloads else set(PAYLOADS.get(table, ()))
+        swaps = [s for c, k in texts if (s := _swap(c, k, pattern, c in blanks))]
+        if pattern and texts:
+            found = " + ".join(
+                f"coalesce(len(regexp_extract_all(CAST({_q(c)} AS VARCHAR), {_literal(pattern)})), 0)"
+                for c, _ in texts
+                if c not in blanks
+            )
+            if found:
+                replaced += int(_one(con, f"SELECT coalesce(sum({found}), 0) FROM {source}"))
+        body = f"SELECT * REPLACE ({', '.join(swaps)}) FROM {source}" if swaps else None
+        con.execute(f'CREATE OR REPLACE TEMP VIEW "{table}" AS {body or f"SELECT * FROM {source}"}')
+    return replaced
+
+
+def _q(column: str) -> str:
+    return '"' + column.replace('"', '""') + '"'
+
+
+def _swap(column: str, kind: str, pattern: str | None, blank: bool) -> str | None:
+    """The replacement expression of one text column, or None to keep it as stored."""
+    if blank:
+        empty = "NULL::JSON" if kind == "JSON" else "''"
+        return f"{empty} AS {_q(column)}"
+    if pattern is None:
+        return None
+    text = f"regexp_replace(CAST({_q(column)} AS VARCHAR), {_literal(pattern)}, '{MARKER}', 'g')"
+    if column in _IDS:
+        text = (
+            f"CASE WHEN regexp_matches({_q(column)}, {_literal(pattern)}) "
+            f"THEN {text} || '~' || left(md5({_q(column)}), 8) ELSE {_q(column)} END"
+        )
+    if kind == "JSON":  # a user pattern may cut JSON apart: then keep the text as a JSON string
+        text = (
+            f"CASE WHEN {_q(column)} IS NULL THEN NULL "
+            f"ELSE coalesce(TRY_CAST({text} AS JSON), to_json({text})) END"
+        )
+    return f"{text} AS {_q(column)}"
+
+
+def _one(con: duckdb.DuckDBPyConnection, sql: str) -> str:
+    rows = con.execute(sql).fetchall()
+    return str(rows[0][0]) if rows else ""
