@@ -126,12 +126,8 @@ def _render_lazy(renderer: Renderer, lazy: LazyPage) -> dict[str, bytes]:
 
 
 def _assets(writer: SiteWriter) -> None:
-    """Vendor Plotly and the site's own CSS/JS under assets/, and add .nojekyll."""
-    import plotly
-
-    writer.copy(
-        "assets/plotly.min.js", Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    )
+    """Copy the shipped static files under assets/ (the site's CSS and JS, and Plotly's
+    cartesian bundle, vendored from npm's plotly.js-cartesian-dist-min), and add .nojekyll."""
     for file in sorted(shipped_dir("static").iterdir()):
         if file.is_file() and not file.name.startswith("."):
             writer.copy(f"assets/{file.name}", file)

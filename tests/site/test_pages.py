@@ -139,7 +139,7 @@ def test_task_page_lists_all_runs(demo_site: Site) -> None:
 def test_site_has_assets_and_nojekyll(demo_site: Site) -> None:
     out = demo_site[0]
     assert (out / ".nojekyll").is_file()
-    assert (out / "assets/plotly.min.js").stat().st_size > 1_000_000
+    assert (out / "assets/plotly-cartesian.min.js").stat().st_size > 1_000_000
     assert len(list(out.rglob("plotly*.js"))) == 1
     for name in ("site.css", "tables.js", "charts.js"):
         assert (out / "assets" / name).is_file()
