@@ -55,6 +55,13 @@ def build(
             help="Publish structure and numbers only: no step input/output or output text.",
         ),
     ] = False,
+    site_url: Annotated[
+        str | None,
+        typer.Option(
+            "--site-url",
+            help="Where the site is published (https://...): makes the Atom feed's links absolute.",
+        ),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON summary for machines.")
     ] = False,
@@ -75,6 +82,7 @@ def build(
         baseline_label=baseline_label,
         candidate_label=candidate_label,
         verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
+        site_url=site_url,
         redaction=Redaction.from_options(
             redact=not no_redact, patterns=tuple(redact or ()), payloads=not no_payloads
         ),

@@ -18,6 +18,7 @@ from reportgen.resources import shipped_dir
 from reportgen.site import paths
 from reportgen.site.context import LazyPage, Link, Page
 from reportgen.site.data import SiteData, archive_ids, load_site_data
+from reportgen.site.feed import FEED, feed_xml
 from reportgen.site.pages_compare import Verdicts, compare_page, pair_pages
 from reportgen.site.pages_convergence import convergence_pages
 from reportgen.site.pages_iterations import iteration_pages
@@ -143,10 +144,12 @@ def build_site(
     candidate_label: str = "candidate",
     verdicts: Verdicts | None = None,
     redaction: Redaction | None = None,
+    site_url: str | None = None,
 ) -> BuildReport:
     """Build the static site for the archive ``db`` into ``out``, re-rendering only changed
     pages; ``verdicts`` (a pair's metrics -> {metric: passed}) adds gate verdicts. Secrets are
-    redacted from every page and data file unless ``redaction`` says otherwise."""
+    redacted from every page and data file unless ``redaction`` says otherwise; ``site_url``
+    (where the site is published) makes the feed's links absolute."""
     stamp = resolve_build_time(build_time)
     policy = Redaction() if redaction is None else redaction
     renderer = Renderer()
@@ -168,6 +171,8 @@ def build_site(
                 else:
                     digest = renderer.page_hash(page)
                     writer.page(page.path, digest, partial(renderer.render, page))
+            if data.pairs:
+                writer.file(FEED, feed_xml(data, stamp, site_url))
         write_snapshot(
             con,
             writer.tmp / "data",

@@ -1,6 +1,6 @@
 """Lighter pages: a page that draws no chart loads no Plotly; the charts use Plotly's
 cartesian bundle; the heaviest page's weight and load time are measured in Chromium and
-printed (run with ``-s`` to see them)."""
+printed (run with ``-s`` to see them). The index's feed link resolves."""
 
 from __future__ import annotations
 
@@ -62,3 +62,15 @@ def test_heaviest_page_weight_and_load_time(demo_site: Site) -> None:
         f"scripts, loaded and drawn in {elapsed:.2f} s"
     )
     assert weight < 3_000_000  # the full Plotly bundle alone was 4.8 MB
+
+
+def test_the_index_feed_link_resolves(demo_site: Site) -> None:
+    with chromium_page() as tab:
+        tab.open(demo_site[0] / "index.html")
+        links = tab.page.eval_on_selector_all(
+            "link[type='application/atom+xml'], a.feed", "els => els.map(e => e.href)"
+        )
+        assert len(links) == 2 and len(set(links)) == 1
+        response = tab.page.goto(links[0])
+        assert response is not None and response.ok
+        assert "<feed" in tab.page.content() or "entry" in tab.page.content()
