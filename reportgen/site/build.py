@@ -26,6 +26,7 @@ from reportgen.site.pages_overview import history_pages, index_page, suite_chang
 from reportgen.site.pages_runs import run_pages, task_pages
 from reportgen.site.redaction import Redaction, redact_archive
 from reportgen.site.render import Renderer
+from reportgen.site.search import search_files
 from reportgen.site.writer import SiteWriter, write_error
 
 
@@ -173,6 +174,8 @@ def build_site(
                     writer.page(page.path, digest, partial(renderer.render, page))
             if data.pairs:
                 writer.file(FEED, feed_xml(data, stamp, site_url))
+            for rel, content in search_files(con, data.runs).items():
+                writer.file(rel, content)
         write_snapshot(
             con,
             writer.tmp / "data",

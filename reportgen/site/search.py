@@ -1,0 +1,75 @@
+"""The site's search index: every word of every step and run, split into small script files
+under ``search/`` that the index page's search box loads on demand (a ``<script src>`` works
+from ``file://``, where ``fetch()`` of a local file does not), so a large site never loads
+the whole index.
+
+Files: ``search/meta.js`` (shard names and sizes), ``search/w-<xx>.js`` (the words starting
+with ``xx`` and their postings) and ``search/runs-<k>.js`` (each run's page and title, in
+chunks of ``RUNS_PER_CHUNK``). A posting is ``run_no * 1000000 + idx + 1`` (0: the run
+itself). The words come from the read-only session the site is built from, so redaction
+(site/redaction.py) applies to the index as to every page."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa
+
+from reportgen._sql import load_sql
+from reportgen.site import paths
+
+RUNS_PER_CHUNK = 500
+STEP_CODE = 1_000_000  # a run has fewer steps than this (the posting's idx part)
+
+
+def _script(call: str, *args: Any) -> bytes:
+    """``window.<call>(args...)`` as a script file (JSON arguments, so data never runs)."""
+    body = b",".join(orjson.dumps(a) for a in args)
+    return b"window." + call.encode() + b"(" + body + b");\n"
+
+
+def search_files(con: duckdb.DuckDBPyConnection, runs: list[dict[str, Any]]) -> dict[str, bytes]:
+    """Every file of the search index (path -> bytes) for the site's ``runs``."""
+    ordered = sorted(runs, key=lambda r: r["run_id"])
+    table = pa.table(
+        {
+            "run_no": pa.array(range(len(ordered)), pa.int64()),
+            "run_id": pa.array([r["run_id"] for r in ordered], pa.string()),
+        }
+    )
+    con.register("rg_search_runs_arrow", table)
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE rg_search_runs AS FROM rg_search_runs_arrow")
+        words = con.sql(load_sql("site_search")).to_arrow_table()
+    finally:
+        con.unregister("rg_search_runs_arrow")
+        con.execute("DROP TABLE IF EXISTS rg_search_runs")
+    shards: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    for word, postings in zip(
+        words.column("word").to_pylist(), words.column("postings").to_pylist(), strict=True
+    ):
+        shards[word[:2]][word] = postings
+    files = {f"search/w-{name}.js": _script("RG_SEARCH_SHARD", name, shard)
+             for name, shard in shards.items()}  # fmt: skip
+    for start in range(0, len(ordered), RUNS_PER_CHUNK):
+        chunk = [
+            [
+                paths.run_path(r["suite"], r["task_id"], r["run_id"]),
+                f"{r['task_id']} · {r['label']} · {r['batch']}",
+            ]
+            for r in ordered[start : start + RUNS_PER_CHUNK]
+        ]
+        files[f"search/runs-{start // RUNS_PER_CHUNK}.js"] = _script(
+            "RG_SEARCH_RUNS", start // RUNS_PER_CHUNK, chunk
+        )
+    meta = {
+        "shards": {name: len(shard) for name, shard in sorted(shards.items())},
+        "runs": len(ordered),
+        "runs_per_chunk": RUNS_PER_CHUNK,
+        "step_code": STEP_CODE,
+    }
+    files["search/meta.js"] = _script("RG_SEARCH_META", meta)
+    return files
