@@ -4,9 +4,18 @@
 (function () {
   "use strict";
   var config = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"] };
+  var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
   function draw(div, fig) {
     div.textContent = "";
-    window.Plotly.newPlot(div, fig.data, fig.layout, config);
+    var layout = fig.layout || {};
+    if (dark) {  // the reader's dark mode: transparent backgrounds, light text and grid
+      layout = Object.assign({}, layout, { paper_bgcolor: "rgba(0,0,0,0)", plot_bgcolor: "rgba(0,0,0,0)",
+        font: Object.assign({}, layout.font, { color: "#e4e7ec" }) });
+      ["xaxis", "yaxis", "yaxis2"].forEach(function (axis) {
+        if (layout[axis]) layout[axis] = Object.assign({}, layout[axis], { gridcolor: "#2d3440", zerolinecolor: "#3a4352" });
+      });
+    }
+    window.Plotly.newPlot(div, fig.data, layout, config);
   }
   function load(div) {
     var s = document.createElement("script");
