@@ -25,7 +25,41 @@ from tests.conftest import make_run
 yaml = pytest.importorskip("yaml")
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKFLOWS = [ROOT / "docs" / "github-pages-workflow.yml"]
+NIGHTLY = ROOT / "docs" / "github-pages-workflow.yml"
+PULL_REQUEST = ROOT / "docs" / "pr-comment-workflow.yml"
+WORKFLOWS = [NIGHTLY, PULL_REQUEST]
+MARKER = "<!-- reportgen -->"
+# ``gh`` as the workflows call it: cache delete (the simulated cache is a folder) and the
+# issue-comments API (comments kept in a JSON file; a GET lists the ids of those whose body
+# starts with reportgen's marker, as the workflow's --jq filter does).
+FAKE_GH = """
+import json, os, sys
+from pathlib import Path
+args = sys.argv[1:]
+with open(os.environ["GH_LOG"], "a") as log:
+    log.write(" ".join(args) + "\\n")
+if args[:2] == ["cache", "delete"]:
+    (Path(os.environ["FAKE_CACHE"]) / args[2]).unlink(missing_ok=True)
+    sys.exit(0)
+store = Path(os.environ["FAKE_COMMENTS"])
+comments = json.loads(store.read_text()) if store.exists() else []
+method = args[args.index("--method") + 1] if "--method" in args else "GET"
+path = next(a for a in args[1:] if a.startswith("repos/"))
+if method == "GET":
+    for c in comments:
+        if c["body"].startswith("<!-- reportgen -->"):
+            print(c["id"])
+    sys.exit(0)
+body = Path(args[args.index("-F") + 1].removeprefix("body=@")).read_text()
+if method == "POST":
+    comments.append({"id": len(comments) + 100, "body": body, "path": path})
+else:
+    target = int(path.rsplit("/", 1)[1])
+    for c in comments:
+        if c["id"] == target:
+            c["body"] = body
+store.write_text(json.dumps(comments))
+"""
 ACTIONLINT = ROOT / ".ci" / ".actionlint"
 _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _LINT = """
@@ -93,15 +127,15 @@ class Actions:
         raise AssertionError(f"the simulation does not know {uses}")
 
 
-def _fake_bin(folder: Path, cache: Path) -> Path:
-    """``python`` that skips ``pip install`` (reportgen is installed here already), ``gh`` that
-    deletes from the simulated cache, and ``reportgen`` from this interpreter."""
+def _fake_bin(folder: Path) -> Path:
+    """``python`` that skips ``pip install`` (reportgen is installed here already), a fake
+    ``gh`` (FAKE_GH), and ``reportgen`` from this interpreter."""
     folder.mkdir()
+    (folder / "gh.py").write_text(FAKE_GH)
     scripts = {
         "python": f'#!/bin/sh\n[ "$1 $2 $3" = "-m pip install" ] && exit 0\nexec {sys.executable} "$@"\n',
         "reportgen": f'#!/bin/sh\nexec {sys.executable} -m reportgen "$@"\n',
-        "gh": f'#!/bin/sh\necho "$@" >> "$GH_LOG"\n'
-        f'[ "$1 $2" = "cache delete" ] && rm -f "{cache}/$3"\nexit 0\n',
+        "gh": f'#!/bin/sh\nexec {sys.executable} {folder / "gh.py"} "$@"\n',
     }  # fmt: skip
     for name, text in scripts.items():
         (folder / name).write_text(text)
@@ -134,16 +168,23 @@ class Job:
     def _expand(self, text: str, ctx: dict[str, Any]) -> str:
         return _EXPR.sub(lambda m: self._value(m[1], ctx), text)
 
-    def run(self, inputs: dict[str, Any], gh_log: Path) -> tuple[int, list[str]]:
-        """Run the job; return the exit status of the step that failed (0) and the names run."""
+    def run(
+        self, inputs: dict[str, Any], fake: dict[str, str], pages_url: str | None = None
+    ) -> tuple[int, list[str]]:
+        """Run the job; return the exit status of the step that failed (0) and the names run.
+        ``fake`` holds the fake gh's files (GH_LOG, FAKE_CACHE, FAKE_COMMENTS); ``pages_url``
+        stands for the repository's GitHub Pages address (SITE_URL)."""
         steps: dict[str, Any] = {}
         ctx: dict[str, Any] = {
-            "github": {"ref_name": "main", "token": "fake-token", "repository": "o/r"},
+            "github": {"ref_name": "main", "token": "fake-token", "repository": "o/r",
+                       "event": {"pull_request": {"number": 7}}},
             "inputs": inputs, "steps": steps, "env": {},
         }  # fmt: skip
         env: dict[str, str] = {}
         for scope in (self.doc.get("env", {}), self.job.get("env", {})):
             env.update({k: self._expand(str(v), ctx) for k, v in scope.items()})
+            if pages_url and "SITE_URL" in env:
+                env["SITE_URL"] = pages_url
             ctx["env"] = env
         ran: list[str] = []
         failed = 0
@@ -158,14 +199,14 @@ class Job:
                 with_ = {k: self._expand(str(v), ctx) for k, v in step.get("with", {}).items()}
                 outputs = self.actions.run(step["uses"], with_, self.workspace)
             else:
-                status, outputs = self._shell(step, env, ctx, gh_log)
+                status, outputs = self._shell(step, env, ctx, fake)
                 failed = failed or status
             if "id" in step:
                 steps[step["id"]] = {"outputs": outputs}
         return failed, ran
 
     def _shell(
-        self, step: dict[str, Any], env: dict[str, str], ctx: dict[str, Any], gh_log: Path
+        self, step: dict[str, Any], env: dict[str, str], ctx: dict[str, Any], fake: dict[str, str]
     ) -> tuple[int, dict[str, str]]:
         output = self.workspace / ".github_output"
         output.write_text("")
@@ -174,7 +215,7 @@ class Job:
             **os.environ, **env, **step_env,
             "PATH": f"{self.bin_dir}{os.pathsep}{os.environ['PATH']}",
             "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(self.workspace / ".summary"),
-            "GITHUB_REPOSITORY": "o/r", "GITHUB_WORKSPACE": str(self.workspace), "GH_LOG": str(gh_log),
+            "GITHUB_REPOSITORY": "o/r", "GITHUB_WORKSPACE": str(self.workspace), **fake,
         }  # fmt: skip
         script = self._expand(step["run"], ctx)
         done = subprocess.run(
@@ -219,6 +260,8 @@ def test_nightly_workflow_keeps_history_through_a_cache_miss(
     (tmp_path / "cache").mkdir()
     actions = Actions(published, serve(published), tmp_path / "cache")
     gh_log = tmp_path / "gh.log"
+    fake = {"GH_LOG": str(gh_log), "FAKE_CACHE": str(actions.cache),
+            "FAKE_COMMENTS": str(tmp_path / "comments.json")}  # fmt: skip
 
     def night(day: int, start_fresh: bool = False) -> tuple[int, list[str], Path]:
         workspace = tmp_path / f"runner-{day}"  # a fresh runner every night
@@ -230,8 +273,8 @@ def test_nightly_workflow_keeps_history_through_a_cache_miss(
             cwd=workspace, check=True,
         )  # fmt: skip
         _night(workspace, day)
-        job = Job(WORKFLOWS[0], actions, workspace, _fake_bin(workspace / ".bin", actions.cache))
-        status, ran = job.run({"start-fresh": start_fresh}, gh_log)
+        job = Job(NIGHTLY, actions, workspace, _fake_bin(workspace / ".bin"))
+        status, ran = job.run({"start-fresh": start_fresh}, fake)
         assert status == 0 or "refusing" in job.last_error, getattr(job, "last_error", "")
         return status, ran, workspace / "reportgen.duckdb"
 
@@ -260,3 +303,53 @@ def test_nightly_workflow_keeps_history_through_a_cache_miss(
     ]
     assert actions.deploys == 3
     assert gh_log.read_text().count("cache delete reportgen-archive-main") == 3
+
+
+def _pr_traces(workspace: Path, success: bool) -> None:
+    """The pull request's runs of the same two tasks, label ``pr`` (their folder's name)."""
+    folder = workspace / "pr"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    runs = [
+        make_run(task, started_at="2026-11-05T12:00:00Z", run_id=f"pr/{task}", success=success)
+        for task in ("t1", "t2")
+    ]
+    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+
+
+def test_pull_request_workflow_keeps_one_comment_up_to_date(
+    tmp_path: Path, serve: Callable[[Path], str]
+) -> None:
+    from reportgen.ingest import ingest
+    from reportgen.site import build_site
+
+    main = tmp_path / "main-nights"
+    for day in (1, 2):
+        (main / f"night-{day}").mkdir(parents=True)
+        _night(main / f"night-{day}", day)
+    db = tmp_path / "main.duckdb"
+    ingest([main], db)
+    published = tmp_path / "published"
+    build_site(db, published, build_time="2026-11-03T06:00:00Z")
+    actions = Actions(published, serve(published), tmp_path / "cache")
+    comments = tmp_path / "comments.json"
+    fake = {"GH_LOG": str(tmp_path / "gh.log"), "FAKE_CACHE": str(actions.cache),
+            "FAKE_COMMENTS": str(comments)}  # fmt: skip
+
+    def push(n: int, success: bool) -> tuple[int, list[dict[str, Any]]]:
+        workspace = tmp_path / f"runner-{n}"
+        workspace.mkdir()
+        _pr_traces(workspace, success)
+        job = Job(PULL_REQUEST, actions, workspace, _fake_bin(workspace / ".bin"))
+        status, _ran = job.run({}, fake, pages_url=actions.site_url)
+        return status, json.loads(comments.read_text())
+
+    status, first = push(1, success=True)
+    assert status == 0 and len(first) == 1
+    body = first[0]["body"]
+    assert body.startswith(MARKER) and actions.site_url in body
+    assert "baseline night 2026-11-02" in body and "success" in body
+    # A second push edits the same comment instead of adding one.
+    status, second = push(2, success=False)
+    assert len(second) == 1 and second[0]["id"] == first[0]["id"]
+    assert second[0]["body"] != body and "→ 0.0 %" in second[0]["body"]

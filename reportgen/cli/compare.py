@@ -104,6 +104,22 @@ def compare(
     task: Annotated[
         str | None, typer.Option("--task", help="Only this task of the archive.")
     ] = None,
+    baseline_batch: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline-batch",
+            help="With --db: the baseline's runs from this batch only ('latest': the baseline "
+            "label's newest), paired by task and trial with candidate runs of any batch (or "
+            "--batch): e.g. a pull request's runs against main's latest night.",
+        ),
+    ] = None,
+    site_url: Annotated[
+        str | None,
+        typer.Option(
+            "--site-url",
+            help="With --markdown: the published site (https://...), linked from the comment.",
+        ),
+    ] = None,
     gate_flags: GateFlags | None = None,
     config: Config = None,
     as_json: Json = False,
@@ -117,7 +133,7 @@ def compare(
     two labels of an archive (--db). Exit 3 when a gate fails."""
     from reportgen.archive import connect
     from reportgen.cli.output import err
-    from reportgen.divergence.compare import compare_labels, compare_paths
+    from reportgen.divergence.compare import compare_labels, compare_paths, latest_batch
     from reportgen.errors import UsageError
     from reportgen.gating import find_config, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
@@ -129,6 +145,8 @@ def compare(
         raise UsageError("give either BASELINE CANDIDATE paths or --db, not both")
     if db is None and len(paths) != 2:
         raise UsageError("give two paths, BASELINE CANDIDATE (files or folders), or --db FILE")
+    if db is None and baseline_batch is not None:
+        raise UsageError("--baseline-batch picks runs of an archive: give --db FILE")
     with_steps = as_json or explain or tree  # only these outputs show the steps
     # A progress bar on stderr for comparisons that take more than a second (none with
     # --json, so that stdout and stderr stay machine-readable).
@@ -138,13 +156,15 @@ def compare(
     try:
         with DelayedProgress(err(), enabled=not as_json) as progress:
             if db is not None:
+                if baseline_batch == "latest":
+                    baseline_batch = latest_batch(con, baseline_label)
                 comparison = compare_labels(
                     con,
                     baseline_label,
                     candidate_label,
                     thresholds,
                     task=task,
-                    baseline_batch=batch,
+                    baseline_batch=baseline_batch or batch,
                     candidate_batch=batch,
                     with_steps=with_steps,
                     steps_later=as_json,
@@ -161,6 +181,15 @@ def compare(
                     con=con,
                 )
         _statistics(comparison, fail_on_regression, alpha)
+        if markdown and site_url:
+            from reportgen.cli.output import out
+
+            night = f" (baseline night {baseline_batch})" if baseline_batch else ""
+            out().print(
+                f"<!-- reportgen -->\nThe published report{night}: {site_url}\n",
+                markup=False,
+                highlight=False,
+            )
         _emit(comparison, as_json, markdown, explain, tree)
     finally:
         con.close()

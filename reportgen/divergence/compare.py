@@ -413,3 +413,11 @@ def latest_shared_batch(
             "archive", f"no batch holds runs of both {baseline_label!r} and {candidate_label!r}"
         )
     return str(row[0])
+
+
+def latest_batch(con: duckdb.DuckDBPyConnection, label: str) -> str:
+    """The newest batch holding runs of ``label`` (e.g. main's latest night, for a PR)."""
+    row = first_row(con, load_sql("latest_batch"), {"label": label})
+    if row is None or row[0] is None:
+        raise InputError("archive", f"no runs of label {label!r}")
+    return str(row[0])
