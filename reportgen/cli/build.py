@@ -55,6 +55,15 @@ def build(
             help="Publish structure and numbers only: no step input/output or output text.",
         ),
     ] = False,
+    keep_nights: Annotated[
+        int,
+        typer.Option(
+            "--keep-nights",
+            min=0,
+            help="Step-by-step run and pair pages for this many newest nights (0: all); older "
+            "ones keep a small page, and every step stays in data/.",
+        ),
+    ] = 30,
     site_url: Annotated[
         str | None,
         typer.Option(
@@ -83,6 +92,7 @@ def build(
         candidate_label=candidate_label,
         verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
         site_url=site_url,
+        keep_nights=keep_nights,
         redaction=Redaction.from_options(
             redact=not no_redact, patterns=tuple(redact or ()), payloads=not no_payloads
         ),

@@ -26,6 +26,7 @@ from reportgen.site.pages_overview import history_pages, index_page, suite_chang
 from reportgen.site.pages_runs import run_pages, task_pages
 from reportgen.site.redaction import Redaction, redact_archive
 from reportgen.site.render import Renderer
+from reportgen.site.retention import DEFAULT_KEEP_NIGHTS, kept_nights, pruned_pages, with_retention
 from reportgen.site.search import search_files
 from reportgen.site.writer import SiteWriter, write_error
 
@@ -103,18 +104,24 @@ def _nav(data: SiteData) -> list[Link]:
 
 
 def all_pages(
-    data: SiteData, build_time: str, verdicts: Verdicts | None = None
+    data: SiteData,
+    build_time: str,
+    verdicts: Verdicts | None = None,
+    keep_nights: int = DEFAULT_KEEP_NIGHTS,
 ) -> Iterable[Page | LazyPage]:
-    """Every page of the site, in a fixed order (run and pair pages as lazy pages)."""
+    """Every page of the site, in a fixed order (run and pair pages as lazy pages; those of
+    nights older than the ``keep_nights`` newest as small stand-ins, see retention.py)."""
     nav = _nav(data)
     cps = suite_change_points(data)
+    kept = kept_nights(data, keep_nights)
+    pruned = pruned_pages(data, nav, kept, keep_nights) if kept is not None else {}
     yield index_page(data, nav, cps, build_time)
     yield from history_pages(data, nav, cps)
     if data.pairs:
         yield compare_page(data, nav)
-        yield from pair_pages(data, nav, verdicts)
+        yield from with_retention(pair_pages(data, nav, verdicts), pruned)
     yield from task_pages(data, nav)
-    yield from run_pages(data, nav)
+    yield from with_retention(run_pages(data, nav), pruned)
     yield from iteration_pages(data, nav)
     yield from convergence_pages(data, nav)
 
@@ -146,6 +153,7 @@ def build_site(
     verdicts: Verdicts | None = None,
     redaction: Redaction | None = None,
     site_url: str | None = None,
+    keep_nights: int = DEFAULT_KEEP_NIGHTS,
 ) -> BuildReport:
     """Build the static site for the archive ``db`` into ``out``, re-rendering only changed
     pages; ``verdicts`` (a pair's metrics -> {metric: passed}) adds gate verdicts. Secrets are
@@ -162,7 +170,7 @@ def build_site(
         seen: set[str] = set()
         with paths.known_ids(ids):
             data = load_site_data(con, baseline_label, candidate_label)
-            for page in all_pages(data, stamp, verdicts):
+            for page in all_pages(data, stamp, verdicts, keep_nights):
                 if page.path in seen:
                     raise RuntimeError(f"two pages want the same path: {page.path}")
                 seen.add(page.path)
@@ -174,7 +182,9 @@ def build_site(
                     writer.page(page.path, digest, partial(renderer.render, page))
             if data.pairs:
                 writer.file(FEED, feed_xml(data, stamp, site_url))
-            for rel, content in search_files(con, data.runs).items():
+            kept = kept_nights(data, keep_nights)
+            searched = [r for r in data.runs if kept is None or r["batch"] in kept]
+            for rel, content in search_files(con, data.runs, searched).items():
                 writer.file(rel, content)
         write_snapshot(
             con,

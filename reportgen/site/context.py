@@ -226,3 +226,14 @@ class LazyPage:
     template: str
     inputs: Any
     build: Callable[[], Page]
+
+
+@dataclass(kw_only=True)
+class PrunedPage(Page):
+    """What stands at a run's or pair's address once its night is past the retention window:
+    the page's title, where its data is, and how to get the full page back."""
+
+    template: ClassVar[str] = "pruned.html"
+    batch: str
+    kept_nights: int
+    related: list[Link]

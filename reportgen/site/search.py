@@ -31,13 +31,20 @@ def _script(call: str, *args: Any) -> bytes:
     return b"window." + call.encode() + b"(" + body + b");\n"
 
 
-def search_files(con: duckdb.DuckDBPyConnection, runs: list[dict[str, Any]]) -> dict[str, bytes]:
-    """Every file of the search index (path -> bytes) for the site's ``runs``."""
+def search_files(
+    con: duckdb.DuckDBPyConnection,
+    runs: list[dict[str, Any]],
+    with_steps: list[dict[str, Any]] | None = None,
+) -> dict[str, bytes]:
+    """Every file of the search index (path -> bytes) for the site's ``runs``; steps are
+    indexed only for the runs of ``with_steps`` (default all: those with a step page)."""
     ordered = sorted(runs, key=lambda r: r["run_id"])
+    stepped = {r["run_id"] for r in (runs if with_steps is None else with_steps)}
     table = pa.table(
         {
             "run_no": pa.array(range(len(ordered)), pa.int64()),
             "run_id": pa.array([r["run_id"] for r in ordered], pa.string()),
+            "steps": pa.array([r["run_id"] in stepped for r in ordered], pa.bool_()),
         }
     )
     con.register("rg_search_runs_arrow", table)

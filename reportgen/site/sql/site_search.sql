@@ -3,8 +3,9 @@
 -- suite, label, batch, meta and output, with the runs and steps it occurs in.
 -- Grain: one row per word, ordered by word; postings is the sorted list of run_no * 1000000
 --   + idx + 1 (idx -1 for a match in the run itself, so 0 means "the run").
--- Needs: temp table rg_search_runs (run_no, run_id), made by reportgen.site.search from the
---   runs the site shows; archive tables steps, runs (or the redacted views shadowing them).
+-- Needs: temp table rg_search_runs (run_no, run_id, steps: whether the run's steps are
+--   indexed), made by reportgen.site.search from the runs the site shows; archive tables
+--   steps, runs (or the redacted views shadowing them).
 -- Long texts count by their first 4,000 characters; words of only digits longer than 6 are
 -- left out (ids and timestamps would swell the index without helping anyone find a step).
 WITH texts AS (
@@ -12,6 +13,7 @@ WITH texts AS (
            lower(concat_ws(' ', s.action, s.status, left(CAST(s.input AS VARCHAR), 4000),
                            left(CAST(s.output AS VARCHAR), 4000))) AS text
     FROM steps AS s JOIN rg_search_runs AS r USING (run_id)
+    WHERE r.steps
     UNION ALL
     SELECT r.run_no, -1 AS idx,
            lower(concat_ws(' ', x.task_id, x.suite, x.label, x.batch,

@@ -1,0 +1,60 @@
+"""Retention: step-level pages (runs and pairs) only for the latest nights, so a year of
+nightlies stays within what GitHub Pages serves (1 GB). Older runs and pairs keep a small
+page at the same address (links never break) saying where their steps are: in ``data/``,
+which always holds every night. Summary rows, task pages and history cover every night."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from reportgen.site import paths
+from reportgen.site.context import LazyPage, Link, Page, PrunedPage
+from reportgen.site.data import SiteData
+
+DEFAULT_KEEP_NIGHTS = 30
+
+
+def kept_nights(data: SiteData, keep: int) -> frozenset[str] | None:
+    """The newest ``keep`` nights (batches) of the archive; None keeps every night (0)."""
+    if keep <= 0:
+        return None
+    return frozenset(sorted({r["batch"] for r in data.runs}, reverse=True)[:keep])
+
+
+def pruned_pages(
+    data: SiteData, nav: list[Link], kept: frozenset[str], keep: int
+) -> dict[str, Page]:
+    """The small page standing at the address of each run and pair of an older night."""
+    pages: dict[str, Page] = {}
+    for run in data.runs:
+        if run["batch"] in kept:
+            continue
+        path = paths.run_path(run["suite"], run["task_id"], run["run_id"])
+        task = Link(run["task_id"], paths.task_path(run["suite"], run["task_id"]))
+        trial = f" · trial {run['trial']}" if run["trial"] else ""
+        pages[path] = PrunedPage(
+            path=path, title=f"{run['task_id']} · {run['label']} · {run['batch']}{trial}",
+            nav=nav, crumbs=[task], batch=run["batch"], kept_nights=keep,
+            related=[Link(f"All runs of {run['task_id']}", task.href)],
+        )  # fmt: skip
+    compare = paths.compare_index_path(data.baseline_label, data.candidate_label)
+    for pair in data.pairs:
+        if pair.batch in kept:
+            continue
+        task = Link(pair.task_id, paths.task_path(pair.suite, pair.task_id))
+        pages[pair.path] = PrunedPage(
+            path=pair.path,
+            title=f"{pair.task_id} · {data.baseline_label} vs {data.candidate_label} · {pair.batch}",
+            nav=nav, crumbs=[task], batch=pair.batch, kept_nights=keep,
+            related=[Link(f"All runs of {pair.task_id}", task.href),
+                     Link("The comparison, night by night", compare)],
+        )  # fmt: skip
+    return pages
+
+
+def with_retention(
+    pages: Iterable[Page | LazyPage], pruned: dict[str, Page]
+) -> Iterator[Page | LazyPage]:
+    """``pages`` with each pruned address's page swapped for its small stand-in."""
+    for page in pages:
+        yield pruned.get(page.path, page)

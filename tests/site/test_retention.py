@@ -1,0 +1,96 @@
+"""Retention: run and pair pages keep their steps for the newest --keep-nights nights only;
+older ones keep a small page at the same address (no link breaks), every step stays in
+data/, and the search index holds only the steps that have a page."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from reportgen.site import build_site
+from tests.site.conftest import BUILD_TIME, html_pages
+from tests.site.test_links import broken_links
+
+
+@pytest.fixture(scope="module")
+def kept_two(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("retention") / "site"
+    build_site(demo_db, out, build_time=BUILD_TIME, keep_nights=2)
+    return out
+
+
+def _nights(db: Path) -> list[str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [r[0] for r in con.execute("SELECT DISTINCT batch FROM runs ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+
+
+def test_only_the_newest_nights_keep_step_pages(demo_db: Path, kept_two: Path) -> None:
+    nights = _nights(demo_db)
+    assert len(nights) > 2
+    newest = set(nights[-2:])
+    step_pages = [
+        p for p in html_pages(kept_two) if p.relative_to(kept_two).parts[0] in ("runs", "compare")
+    ]
+    full = pruned = 0
+    for page in step_pages:
+        html = page.read_text(encoding="utf-8")
+        if page.name == "index.html":
+            continue
+        night = next(n for n in nights if n in page.name)
+        if night in newest:
+            assert "older than the 2 nights" not in html
+            full += 1
+        else:
+            assert "older than the 2 nights" in html and 'id="steps"' not in html
+            pruned += 1
+    assert full and pruned
+
+
+def test_pruned_site_links_resolve_and_data_keeps_every_step(
+    demo_db: Path, demo_site: tuple[Path, object], kept_two: Path
+) -> None:
+    assert broken_links(kept_two) == []
+    con = duckdb.connect()
+    steps = con.execute(f"SELECT count(*) FROM '{kept_two / 'data' / 'steps.parquet'}'").fetchone()
+    archive = duckdb.connect(str(demo_db), read_only=True)
+    assert steps == archive.execute("SELECT count(*) FROM steps").fetchone()
+    size = sum(p.stat().st_size for p in kept_two.rglob("*") if p.is_file())
+    full = sum(p.stat().st_size for p in demo_site[0].rglob("*") if p.is_file())
+    assert size < full * 0.8
+
+
+def test_search_indexes_steps_of_kept_nights_only(demo_db: Path, kept_two: Path) -> None:
+    import re
+
+    nights = _nights(demo_db)
+    con = duckdb.connect(str(demo_db), read_only=True)
+    run_ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+    batch = dict(con.execute("SELECT run_id, batch FROM runs").fetchall())
+    con.close()
+    postings: list[int] = []
+    for shard in (kept_two / "search").glob("w-*.js"):
+        call = re.fullmatch(r"window\.RG_SEARCH_SHARD\((.*)\);\n", shard.read_text(), re.S)
+        assert call
+        _name, words = json.loads(f"[{call[1]}]")
+        postings += [p for found in words.values() for p in found]
+    with_steps = {run_ids[p // 1_000_000] for p in postings if p % 1_000_000}
+    assert with_steps and {batch[r] for r in with_steps} <= set(nights[-2:])
+
+
+def test_keep_nights_zero_keeps_every_step_page(demo_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "reportgen", "build", "--db", str(demo_db), "--out", str(out),
+         "--keep-nights", "0"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not [p for p in html_pages(out) if "older than the" in p.read_text(encoding="utf-8")]
