@@ -5,7 +5,8 @@ each), built into a static site from scratch, then again after one more night is
 
 Prints the full build's seconds, the incremental build's seconds (and pages written/skipped),
 their ratio, the site's total size, the largest page and the largest comparison page (HTML plus
-the chart data files beside it; shared assets and data/ excluded). Targets: full build under
+the chart data files beside it; shared assets and data/ excluded), the search index's size and
+the time from typing a word to its first result in Chromium (file://). Targets: full build under
 60 s (goal 30), incremental under 10 s (goal 5), a comparison page under 300 KB. ``--profile``
 writes a cProfile of each build to bench/_data/site-*.prof."""
 
@@ -180,6 +181,30 @@ def timed_build(db: Path, out: Path, profile: Path | None) -> tuple[float, float
     return time.perf_counter() - started, time.process_time() - cpu, report
 
 
+def first_result_seconds(site: Path) -> float | None:
+    """Seconds from typing a word into the index's search box to its first result, in a
+    headless Chromium from file:// (None without /usr/bin/chromium or playwright)."""
+    chromium = Path("/usr/bin/chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if not chromium.exists():
+        return None
+    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update"]  # fmt: skip
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium), headless=True, args=args)
+        page = browser.new_page()
+        page.goto((site / "index.html").as_uri(), wait_until="load")
+        started = time.perf_counter()
+        page.fill("#search-box", "search_code")
+        page.wait_for_selector(".search-results li a", timeout=60_000)
+        seconds = time.perf_counter() - started
+        browser.close()
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tasks", type=int, default=100)
@@ -237,6 +262,12 @@ def main() -> None:
         print(
             f"largest comparison  {compare[big_pair] / 1e3:7.0f} KB  {big_pair} (target < 300 KB; mean {mean_pair / 1e3:.0f} KB)"
         )
+        search = folder_bytes(out / "search")
+        shards = len(list((out / "search").glob("w-*.js")))
+        print(f"search index        {search / 1e6:7.1f} MB  in {shards} word shards")
+        first = first_result_seconds(out)
+        if first is not None:
+            print(f"first search result {first:7.2f} s   (Chromium, file://, word 'search_code')")
         if args.profile:
             print(f"profiles in {DATA}/site-*.prof")
         shutil.rmtree(tmp / "traces")
