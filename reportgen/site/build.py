@@ -24,6 +24,7 @@ from reportgen.site.pages_convergence import convergence_pages
 from reportgen.site.pages_iterations import iteration_pages
 from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
 from reportgen.site.pages_runs import run_pages, task_pages
+from reportgen.site.pages_suites import NAV_SUITES, suites_page
 from reportgen.site.redaction import Redaction, redact_archive
 from reportgen.site.render import Renderer
 from reportgen.site.retention import DEFAULT_KEEP_NIGHTS, kept_nights, pruned_pages, with_retention
@@ -92,7 +93,10 @@ def resolve_build_time(build_time: str | None) -> str:
 def _nav(data: SiteData) -> list[Link]:
     """The navigation bar every page shares."""
     nav = [Link("Overview", "index.html")]
-    nav += [Link(f"History: {s}", paths.history_path(s)) for s in data.suites]
+    if len(data.suites) > NAV_SUITES:
+        nav.append(Link(f"Suites ({len(data.suites)})", "suites.html"))
+    else:
+        nav += [Link(f"History: {s}", paths.history_path(s)) for s in data.suites]
     if data.pairs:
         nav.append(
             Link(
@@ -116,6 +120,7 @@ def all_pages(
     kept = kept_nights(data, keep_nights)
     pruned = pruned_pages(data, nav, kept, keep_nights) if kept is not None else {}
     yield index_page(data, nav, cps, build_time)
+    yield suites_page(data, nav)
     yield from history_pages(data, nav, cps)
     if data.pairs:
         yield compare_page(data, nav)

@@ -237,3 +237,12 @@ class PrunedPage(Page):
     batch: str
     kept_nights: int
     related: list[Link]
+
+
+@dataclass(kw_only=True)
+class SuitesPage(Page):
+    """Every suite with its size, newest night and that night's verdicts: the navigation
+    for sites with many suites (the header links here instead of to each history)."""
+
+    template: ClassVar[str] = "suites.html"
+    rows: list[dict[str, Any]]

@@ -40,7 +40,9 @@ def test_same_archive_gives_a_byte_identical_site(
 def test_report_counts_pages(demo_site: Site) -> None:
     out, report = demo_site
     assert report.index == out / "index.html" and report.index.is_file()
-    assert report.pages == report.written == len(list(out.rglob("*.html"))) == 486
+    assert (
+        report.pages == report.written == len(list(out.rglob("*.html"))) == 487
+    )  # 486 + suites.html
     assert report.skipped == 0
     manifest = json.loads((out / MANIFEST).read_text())
     assert len(manifest["pages"]) == report.pages

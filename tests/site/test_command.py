@@ -42,10 +42,10 @@ def test_build_prints_pages_written_and_skipped(demo_db: Path, site_copy: Path) 
     args = ["build", "--db", str(demo_db), "--out", str(site_copy), "--build-time", BUILD_TIME]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
-    assert "486 pages, 0 written, 486 unchanged" in first.output
+    assert "487 pages, 0 written, 487 unchanged" in first.output
     assert str(site_copy / "index.html") in first.output
     report = json.loads(runner.invoke(app, [*args, "--json"]).output)
-    assert (report["written"], report["skipped"]) == (0, 486)
+    assert (report["written"], report["skipped"]) == (0, 487)
     assert report["build_time"] == BUILD_TIME
 
 
