@@ -16,6 +16,7 @@ from importlib.metadata import entry_points
 from reportgen.errors import InputError, UsageError
 from reportgen.formats.adapters.agentdiff import AgentDiffTrace
 from reportgen.formats.adapters.atif import AtifTrajectory
+from reportgen.formats.adapters.claude_code import ClaudeCode
 from reportgen.formats.adapters.inspect_log import InspectLog
 from reportgen.formats.adapters.langfuse import LangfuseExport
 from reportgen.formats.adapters.langsmith import LangSmithRuns
@@ -49,6 +50,7 @@ def adapters() -> tuple[Format, ...]:
         MiniSweAgent(),
         Tau2Bench(),
         TauBench(),
+        ClaudeCode(),
         LangfuseExport(),
         LangSmithRuns(),
         OtelSpans(),
@@ -62,6 +64,13 @@ def all_formats() -> tuple[Format, ...]:
     for entry in entry_points(group="reportgen.formats"):
         found.append(entry.load()())
     return tuple(found)
+
+
+@cache
+def growing_formats() -> tuple[str, ...]:
+    """Formats of append-only session logs (a ``grows = True`` attribute): re-ingesting such a
+    file after it grew replaces the runs it held before, without ``--replace``."""
+    return tuple(f.name for f in all_formats() if getattr(f, "grows", False) is True)
 
 
 def get_format(name: str) -> Format:

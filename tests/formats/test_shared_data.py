@@ -16,6 +16,7 @@ from .helpers import DATA, needs_data
 EXPECTED = {
     "agentdiff": "agentdiff",
     "atif": "atif",
+    "claude-code": "claude-code",
     "inspect": "inspect",
     "langfuse": "langfuse",
     "langsmith": "langsmith",
