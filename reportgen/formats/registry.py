@@ -17,6 +17,7 @@ from reportgen.errors import InputError, UsageError
 from reportgen.formats.adapters.agentdiff import AgentDiffTrace
 from reportgen.formats.adapters.atif import AtifTrajectory
 from reportgen.formats.adapters.claude_code import ClaudeCode
+from reportgen.formats.adapters.codex_cli import CodexCli
 from reportgen.formats.adapters.inspect_log import InspectLog
 from reportgen.formats.adapters.langfuse import LangfuseExport
 from reportgen.formats.adapters.langsmith import LangSmithRuns
@@ -51,6 +52,7 @@ def adapters() -> tuple[Format, ...]:
         Tau2Bench(),
         TauBench(),
         ClaudeCode(),
+        CodexCli(),
         LangfuseExport(),
         LangSmithRuns(),
         OtelSpans(),

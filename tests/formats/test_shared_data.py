@@ -17,6 +17,7 @@ EXPECTED = {
     "agentdiff": "agentdiff",
     "atif": "atif",
     "claude-code": "claude-code",
+    "codex-cli": "codex-cli",
     "inspect": "inspect",
     "langfuse": "langfuse",
     "langsmith": "langsmith",
