@@ -22,6 +22,7 @@ from reportgen.formats.adapters.inspect_log import InspectLog
 from reportgen.formats.adapters.langfuse import LangfuseExport
 from reportgen.formats.adapters.langsmith import LangSmithRuns
 from reportgen.formats.adapters.mini_swe_agent import MiniSweAgent
+from reportgen.formats.adapters.openai_agents import OpenAIAgents
 from reportgen.formats.adapters.otel import OtelSpans
 from reportgen.formats.adapters.swe_agent import SweAgent
 from reportgen.formats.adapters.tau2_bench import Tau2Bench
@@ -53,6 +54,7 @@ def adapters() -> tuple[Format, ...]:
         TauBench(),
         ClaudeCode(),
         CodexCli(),
+        OpenAIAgents(),
         LangfuseExport(),
         LangSmithRuns(),
         OtelSpans(),

@@ -22,6 +22,7 @@ EXPECTED = {
     "langfuse": "langfuse",
     "langsmith": "langsmith",
     "mini-swe-agent": "mini-swe-agent",
+    "openai-agents": "openai-agents",
     "otel-genai": "otel",
     "swe-agent": "swe-agent",
     "tau-bench": "tau-bench",
