@@ -18,6 +18,7 @@ from reportgen.formats.adapters.agentdiff import AgentDiffTrace
 from reportgen.formats.adapters.atif import AtifTrajectory
 from reportgen.formats.adapters.claude_code import ClaudeCode
 from reportgen.formats.adapters.codex_cli import CodexCli
+from reportgen.formats.adapters.gemini_cli import GeminiCli
 from reportgen.formats.adapters.inspect_log import InspectLog
 from reportgen.formats.adapters.langfuse import LangfuseExport
 from reportgen.formats.adapters.langsmith import LangSmithRuns
@@ -54,6 +55,7 @@ def adapters() -> tuple[Format, ...]:
         TauBench(),
         ClaudeCode(),
         CodexCli(),
+        GeminiCli(),
         OpenAIAgents(),
         LangfuseExport(),
         LangSmithRuns(),

@@ -18,6 +18,7 @@ EXPECTED = {
     "atif": "atif",
     "claude-code": "claude-code",
     "codex-cli": "codex-cli",
+    "gemini-cli": "gemini-cli",
     "inspect": "inspect",
     "langfuse": "langfuse",
     "langsmith": "langsmith",
