@@ -26,6 +26,7 @@ from reportgen.formats.adapters.mini_swe_agent import MiniSweAgent
 from reportgen.formats.adapters.openai_agents import OpenAIAgents
 from reportgen.formats.adapters.otel import OtelSpans
 from reportgen.formats.adapters.swe_agent import SweAgent
+from reportgen.formats.adapters.swe_bench import SweBenchSubmission
 from reportgen.formats.adapters.tau2_bench import Tau2Bench
 from reportgen.formats.adapters.tau_bench import TauBench
 from reportgen.formats.base import Format
@@ -57,6 +58,7 @@ def adapters() -> tuple[Format, ...]:
         CodexCli(),
         GeminiCli(),
         OpenAIAgents(),
+        SweBenchSubmission(),
         LangfuseExport(),
         LangSmithRuns(),
         OtelSpans(),

@@ -26,6 +26,7 @@ EXPECTED = {
     "openai-agents": "openai-agents",
     "otel-genai": "otel",
     "swe-agent": "swe-agent",
+    "swe-bench-experiments": "swe-bench-submission",
     "tau-bench": "tau-bench",
     "tau2-bench": "tau2-bench",
 }
