@@ -5,9 +5,9 @@ Prices are US dollars per million tokens, four rates per model: fresh ``input``,
 ``cache_write`` (prompt-cache creation, Anthropic's 5-minute rate) and ``cache_read``. A model
 name is looked up as given, then normalised (a Bedrock / Vertex prefix such as
 ``converse/jp.anthropic.`` or ``anthropic.``, a ``-v1:0`` or ``@date`` suffix, and a trailing
-``-YYYYMMDD`` date dropped), then by the longest table key it starts with when the rest names a variant (``-codex``,
-``-latest``; not another version: ``claude-opus-4-8`` is not ``claude-opus-4``); a model the table
-does not know has unknown (NULL) cost, never zero.
+``-YYYYMMDD`` date dropped), then by the longest table key it starts with when the rest names
+a variant (``-codex``, ``-latest``; not another version: ``claude-opus-4-8`` is not
+``claude-opus-4``); a model the table does not know has unknown (NULL) cost, never zero.
 
 The user file is named by the environment variable ``REPORTGEN_PRICES`` (JSON):
 ``{"as_of": "2027-01-15", "models": {"claude-sonnet-4-5": {"input": 3, "output": 15,
@@ -26,7 +26,8 @@ import orjson
 
 from reportgen.errors import InputError
 
-#: The date the shipped prices were checked against the providers' public price lists.
+#: The date of the shipped prices: the providers' list prices as known then (they change;
+#: a user file overrides them).
 AS_OF = "2026-12-01"
 
 _M = 1_000_000.0

@@ -307,3 +307,25 @@ def test_user_price_file_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         pytest.approx((1000 * 1 + 2000 * 2) / 1e6),
     )
     assert con.execute("SELECT meta->'prices'->>'as_of' FROM runs").fetchone() == ("2027-01-01",)
+
+
+def test_detected_when_the_head_is_all_file_snapshots(tmp_path: Path) -> None:
+    """A session that opens with file-history snapshots longer than the 64 KB head."""
+    snapshot = {
+        "type": "file-history-snapshot",
+        "messageId": "m0",
+        "snapshot": {"trackedFileBackups": {"a.py": "x" * 70_000}},
+    }
+    user = {
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "sessionId": "s-big",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {"role": "user", "content": "hello"},
+    }
+    log = tmp_path / "p" / "s-big.jsonl"
+    log.parent.mkdir()
+    log.write_bytes(orjson.dumps(snapshot) + b"\n" + orjson.dumps(user) + b"\n")
+    report = ingest([log], tmp_path / "a.duckdb")
+    assert [row["format"] for row in report.loaded] == ["claude-code"]

@@ -44,6 +44,11 @@ from reportgen.formats.source import SourceFile
 
 WHAT = "Claude Code session log (JSON Lines of user/assistant/system records)"
 _KEYS = (Marked(rb'"sessionId"\s*:'), Marked(rb'"parentUuid"\s*:'))
+# A session may open with bookkeeping records longer than the head (file snapshots, summaries).
+_OPENERS = (
+    Marked(rb'"type"\s*:\s*"file-history-snapshot"', b'"file-history-snapshot"'),
+    Marked(rb'"leafUuid"\s*:'),
+)
 _CONVERSATION = frozenset({"user", "assistant", "system"})
 _ERROR_SUBTYPES = frozenset({"api_error", "error"})
 _INTERRUPT = "[Request interrupted by user"
@@ -62,7 +67,8 @@ class ClaudeCode:
 
     def detect(self, source: SourceFile) -> bool:
         if source.lines:
-            return all(k.search(source.head) for k in _KEYS)
+            head = source.head
+            return all(k.search(head) for k in _KEYS) or any(k.search(head) for k in _OPENERS)
         return _is_companion(source.path)
 
     def stage(
