@@ -178,7 +178,9 @@ def test_subagents_folder_and_dangling_links(tmp_path: Path) -> None:
         "SELECT meta->'children' FROM runs WHERE source_file LIKE '%incremental-subagents%'"
     ).fetchone()
     assert dangling is not None
-    assert [(c["agent_id"], c["loaded"]) for c in orjson.loads(dangling[0])] == [("a485154", False)]
+    assert [(c["agent_id"], c["in_load"]) for c in orjson.loads(dangling[0])] == [
+        ("a485154", False)
+    ]
 
 
 def _session_lines() -> list[bytes]:

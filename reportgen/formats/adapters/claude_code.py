@@ -654,7 +654,9 @@ def _link(runs: list[_Run]) -> None:
             if step.agent_id:
                 entry["agent_id"] = step.agent_id
             if child is None:
-                entry["loaded"] = False  # a dangling link: the sub-agent file is not here
+                entry["in_load"] = (
+                    False  # its file is not in this load (dangling, or loaded before)
+                )
             else:
                 child.parent_step = entry["step"]
                 totals = _usage_totals(child.steps)

@@ -87,7 +87,7 @@ class CodexCli:
         for run in runs:  # spawned sub-agents loaded in the same call learn their parent
             for child in run.children:
                 found = by_id.get(child["run_id"])
-                child["loaded"] = found is not None
+                child["in_load"] = found is not None
                 if found is not None:
                     found.meta["parent_run_id"] = run.run_id
                     found.meta["parent_step"] = child["step"]
