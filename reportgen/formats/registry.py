@@ -16,12 +16,17 @@ from importlib.metadata import entry_points
 from reportgen.errors import InputError, UsageError
 from reportgen.formats.adapters.agentdiff import AgentDiffTrace
 from reportgen.formats.adapters.atif import AtifTrajectory
+from reportgen.formats.adapters.claude_code import ClaudeCode
+from reportgen.formats.adapters.codex_cli import CodexCli
+from reportgen.formats.adapters.gemini_cli import GeminiCli
 from reportgen.formats.adapters.inspect_log import InspectLog
 from reportgen.formats.adapters.langfuse import LangfuseExport
 from reportgen.formats.adapters.langsmith import LangSmithRuns
 from reportgen.formats.adapters.mini_swe_agent import MiniSweAgent
+from reportgen.formats.adapters.openai_agents import OpenAIAgents
 from reportgen.formats.adapters.otel import OtelSpans
 from reportgen.formats.adapters.swe_agent import SweAgent
+from reportgen.formats.adapters.swe_bench import SweBenchSubmission
 from reportgen.formats.adapters.tau2_bench import Tau2Bench
 from reportgen.formats.adapters.tau_bench import TauBench
 from reportgen.formats.base import Format
@@ -49,6 +54,11 @@ def adapters() -> tuple[Format, ...]:
         MiniSweAgent(),
         Tau2Bench(),
         TauBench(),
+        ClaudeCode(),
+        CodexCli(),
+        GeminiCli(),
+        OpenAIAgents(),
+        SweBenchSubmission(),
         LangfuseExport(),
         LangSmithRuns(),
         OtelSpans(),
@@ -62,6 +72,13 @@ def all_formats() -> tuple[Format, ...]:
     for entry in entry_points(group="reportgen.formats"):
         found.append(entry.load()())
     return tuple(found)
+
+
+@cache
+def growing_formats() -> tuple[str, ...]:
+    """Formats of append-only session logs (a ``grows = True`` attribute): re-ingesting such a
+    file after it grew replaces the runs it held before, without ``--replace``."""
+    return tuple(f.name for f in all_formats() if getattr(f, "grows", False) is True)
 
 
 def get_format(name: str) -> Format:

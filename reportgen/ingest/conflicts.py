@@ -7,6 +7,7 @@ import duckdb
 from reportgen.archive.connection import first_row
 from reportgen.errors import InputError
 from reportgen.formats.diagnose import find_line
+from reportgen.formats.registry import growing_formats
 from reportgen.formats.source import SourceFile
 
 
@@ -44,6 +45,7 @@ def check_conflicts(
         raise InputError(
             display, f"run {run_id!r} has iteration {iteration} twice", line=line, field="iter"
         )
+    grown = _replace_grown(con)
     clash = first_row(
         con,
         "SELECT s.run_id, s.source_file, r.source_file FROM stage_runs s JOIN runs r USING (run_id)"
@@ -66,11 +68,32 @@ def check_conflicts(
                 field=field,
             )
     if not replace:
-        return 0
+        return grown
     replaced = first_row(
         con, "SELECT count(*) FROM runs WHERE run_id IN (SELECT run_id FROM stage_runs)"
     )
     for table in ("steps", "outputs", "runs"):
         con.execute(f"DELETE FROM {table} WHERE run_id IN (SELECT run_id FROM stage_runs)")
     con.execute("DELETE FROM iterations WHERE run_id IN (SELECT run_id FROM stage_iterations)")
-    return int(replaced[0]) if replaced else 0
+    return grown + (int(replaced[0]) if replaced else 0)
+
+
+def _replace_grown(con: duckdb.DuckDBPyConnection) -> int:
+    """Delete the archived runs a grown session log now holds again: same run id, same
+    format, same source file, and the format is an append-only session log (see
+    ``growing_formats``). Such a file changed content (so its hash is new) because the tool
+    appended to it; its runs are the same runs, longer."""
+    formats = list(growing_formats())
+    if not formats:
+        return 0
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE rg_grown AS SELECT r.run_id FROM runs r"
+        " JOIN stage_runs s USING (run_id) WHERE s.format IN (SELECT unnest($f))"
+        " AND r.format = s.format AND r.source_file = s.source_file",
+        {"f": formats},
+    )
+    found = first_row(con, "SELECT count(*) FROM rg_grown")
+    for table in ("steps", "outputs", "runs"):
+        con.execute(f"DELETE FROM {table} WHERE run_id IN (SELECT run_id FROM rg_grown)")
+    con.execute("DROP TABLE rg_grown")
+    return int(found[0]) if found else 0

@@ -55,7 +55,60 @@ def _related(data: SiteData, run: dict[str, Any], pair: PairInfo | None) -> list
             Link(f"{data.baseline_label} vs {data.candidate_label} on this night", pair.path)
         )
     links += iteration_links(data, run["run_id"])
+    links += _family_links(data, run)
     return links
+
+
+def _family_links(data: SiteData, run: dict[str, Any]) -> list[Link]:
+    """Sub-agent runs (session formats): each child run under the step that started it, and
+    a child's way back to that step of its parent, when both are in the archive."""
+    raw = run["meta"]
+    if not raw or ("children" not in raw and "parent_run_id" not in raw):
+        return []
+    try:
+        meta = json.loads(raw)
+    except (ValueError, RecursionError):
+        return []
+    if not isinstance(meta, dict):
+        return []
+    index = _runs_by_id(data)
+    links: list[Link] = []
+    children = meta.get("children")
+    for child in children if isinstance(children, list) else []:
+        found = index.get(str(child.get("run_id"))) if isinstance(child, dict) else None
+        if found is not None:
+            whole = "" if meta.get("totals_include_children") else ", not in this run's totals"
+            links.append(
+                Link(
+                    f"Sub-agent run {found['run_id']} (started by step {child.get('step')}{whole})",
+                    paths.run_path(found["suite"], found["task_id"], found["run_id"]),
+                )
+            )
+    parent = index.get(str(meta.get("parent_run_id")))
+    if parent is not None:
+        step = meta.get("parent_step")
+        anchor = f"#step-{step}" if isinstance(step, int) else ""
+        where = f", step {step}" if anchor else ""
+        links.append(
+            Link(
+                f"Parent run {parent['run_id']}{where}",
+                paths.run_path(parent["suite"], parent["task_id"], parent["run_id"]) + anchor,
+            )
+        )
+    return links
+
+
+_INDEXES: dict[int, tuple[object, dict[str, dict[str, Any]]]] = {}
+
+
+def _runs_by_id(data: SiteData) -> dict[str, dict[str, Any]]:
+    """data.runs by run id, built once per SiteData."""
+    held = _INDEXES.get(id(data))
+    if held is None or held[0] is not data:
+        held = (data, {r["run_id"]: r for r in data.runs})
+        _INDEXES.clear()
+        _INDEXES[id(data)] = held
+    return held[1]
 
 
 def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:

@@ -16,12 +16,17 @@ from .helpers import DATA, needs_data
 EXPECTED = {
     "agentdiff": "agentdiff",
     "atif": "atif",
+    "claude-code": "claude-code",
+    "codex-cli": "codex-cli",
+    "gemini-cli": "gemini-cli",
     "inspect": "inspect",
     "langfuse": "langfuse",
     "langsmith": "langsmith",
     "mini-swe-agent": "mini-swe-agent",
+    "openai-agents": "openai-agents",
     "otel-genai": "otel",
     "swe-agent": "swe-agent",
+    "swe-bench-experiments": "swe-bench-submission",
     "tau-bench": "tau-bench",
     "tau2-bench": "tau2-bench",
 }
