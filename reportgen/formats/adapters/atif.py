@@ -161,9 +161,16 @@ def _results(step: dict[str, Any], where: str, source: SourceFile) -> list[dict[
 
 
 def _agent_step(
-    rows: Collector, step: dict[str, Any], where: str, source: SourceFile, model: str
-) -> None:
-    """An agent step: its llm step, then a tool step per tool call."""
+    rows: Collector,
+    step: dict[str, Any],
+    where: str,
+    source: SourceFile,
+    model: str,
+    given: str | None,
+) -> str | None:
+    """An agent step: its llm step (input ``given``: the user message or the observation it
+    answers), then a tool step per tool call. Returns the text of its observation, what the
+    next agent step is given."""
     calls = step.get("tool_calls") or []
     require(source, isinstance(calls, list), "expected a list", f"{where}.tool_calls")
     results = _results(step, where, source)
@@ -198,6 +205,7 @@ def _agent_step(
         "llm",
         str(step.get("model_name") or model),
         _worst([observation_status(text, flagged) for text, flagged in said]),
+        input=given,
         output={"message": message, "observation": [text for text, _ in said]}
         if said
         else json_text(message),
@@ -218,6 +226,8 @@ def _agent_step(
             output=json_text(content),
             parent=llm,
         )
+    texts = [text_of(r.get("content")) for r in results if "content" in r]
+    return "\n\n".join(t for t in texts if t) or None
 
 
 def _cut_off(document: dict[str, Any], steps: list[Any]) -> str | None:
@@ -259,6 +269,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
     rows.begin(session)
     stamps: list[float] = []
     output: str | None = None
+    given: str | None = None
     for position, step in enumerate(steps):
         where = f"steps[{position}]"
         require(source, isinstance(step, dict), "expected an object", where)
@@ -268,7 +279,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             stamps.append(seconds)
         kind = step["source"]
         if kind == "agent":
-            _agent_step(rows, step, where, source, model)
+            given = _agent_step(rows, step, where, source, model, given)
             text = text_of(step.get("message"))
             output = text or output
         elif kind == "system" and step.get("observation") is not None:
@@ -284,6 +295,8 @@ def _parse(rows: Collector, source: SourceFile) -> None:
                 else None,
             )
         else:
+            if kind == "user":
+                given = text_of(step.get("message")) or given
             require(
                 source,
                 kind in ("user", "system"),
