@@ -12,8 +12,9 @@
 --   persisting       as given, else prev_failing ∩ failing      (unmoved)
 --   new              as given, else failing - prev_failing      (introduced by this attempt);
 --                    NULL when either set is unknown
---   patch_distance   as given, else rapidfuzz ratio / 100 of this and the previous patch of the
---                    step (rg_patch_ratio): 1.0 = same patch (refining), near 0 = rewritten
+--   patch_distance   as given, else the line-level similarity of this and the previous patch
+--                    of the step (rg_patch_ratio: Indel similarity of their changed lines):
+--                    1.0 = same patch (refining), near 0 = rewritten
 --   diff_volume      lines changed against the last certified state: patch_lines, else counted
 --                    from the patch (the record's patch is the diff since the last certification)
 --   tool_error_rate  tool_errors / tool_calls (absent errors count 0); NULL without calls
