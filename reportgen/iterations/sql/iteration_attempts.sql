@@ -20,6 +20,7 @@
 --   tool_error_rate  tool_errors / tool_calls (absent errors count 0); NULL without calls
 --   tokens           tokens_in + tokens_out, an absent count as 0; usd likewise
 --   certified        as given, else exit_code = 0
+--   backlog_steps    the run's backlog size as this record gives it (NULL: not given)
 WITH base AS (
     SELECT
         run_id,
@@ -44,6 +45,7 @@ WITH base AS (
         tokens_out,
         usd,
         coalesce(certified, exit_code = 0, false) AS certified,
+        backlog_steps,
         row_number() OVER (PARTITION BY run_id, step ORDER BY attempt, iter) AS step_seq,
         lag(patch) OVER (PARTITION BY run_id, step ORDER BY attempt, iter) AS prev_patch
     FROM iterations
@@ -99,6 +101,7 @@ SELECT
     tool_errors,
     CAST(coalesce(tool_errors, 0) AS DOUBLE) / nullif(tool_calls, 0) AS tool_error_rate,
     coalesce(tokens_in, 0) + coalesce(tokens_out, 0) AS tokens,
-    coalesce(usd, 0.0) AS usd
+    coalesce(usd, 0.0) AS usd,
+    backlog_steps
 FROM with_prev
 ORDER BY run_id, iter
