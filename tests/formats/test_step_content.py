@@ -26,6 +26,7 @@ FILES = {
     "inspect": "inspect/tests/analysis/test_logs/2025-05-12T20-28-26-04-00_security-guide.json",
     "inspect-tools": "inspect/tests/analysis/test_logs/2025-05-12T20-27-36-04-00_browser.json",
     "mini-swe-agent": "mini-swe-agent/trajs/django__django-16333/django__django-16333.traj.json",
+    "swe-agent": "swe-agent/tests/test_data/trajectories/gpt4__swe-agent__test-repo__default_from_url__t-0.00__p-0.95__c-3.00__install-1/swe-agent__test-repo-i1.traj",
     "langfuse": "langfuse/pydantic-ai-2025-06-06.trace.json",
     "langsmith": "langsmith/langsmith_py_wrap_openai_.json",
     "otel": "otel-genai/any-agent/OPENAI_trace.json",
@@ -146,6 +147,12 @@ def test_mini_swe_agent_step_shows_its_command(site: tuple[Path, Path]) -> None:
     assert command
     html = page(site, run_of(site, "mini-swe-agent"))
     assert on_page(html, command.group(1))
+
+
+def test_swe_agent_step_shows_its_action_and_observation(site: tuple[Path, Path]) -> None:
+    entry = raw("swe-agent")["trajectory"][0]
+    html = page(site, run_of(site, "swe-agent"))
+    assert on_page(html, words(entry["action"])) and on_page(html, words(entry["observation"]))
 
 
 def _text_in(value: Any) -> list[str]:
