@@ -32,6 +32,9 @@ FILES = {
     "otel": "otel-genai/any-agent/OPENAI_trace.json",
 }
 
+#: AgentDiff traces are not in the shared data; the fixture was written by the package itself.
+AGENTDIFF = Path(__file__).resolve().parent / "fixtures" / "agentdiff" / "baseline.json"
+
 
 def words(text: str, n: int = 60) -> str:
     """The longest run of words in ``text`` that survives any rendering unchanged (letters,
@@ -53,7 +56,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         pytest.skip(f"shared data missing: {missing[0]}")
     root = tmp_path_factory.mktemp("content")
     db = root / "a.duckdb"
-    ingest(paths, db)
+    ingest([*paths, AGENTDIFF], db)
     out = root / "site"
     build_site(db, out, build_time="2026-12-01T00:00:00Z")
     return db, out
@@ -194,6 +197,13 @@ def test_otel_llm_span_shows_prompt_and_answer(site: tuple[Path, Path]) -> None:
             given = json.loads(span["attributes"]["gen_ai.input.messages"])[-1]
             assert on_page(html, words(" ".join(_text_in(given))))
         assert on_page(html, words(span["attributes"]["gen_ai.output"]))
+
+
+def test_agentdiff_llm_call_shows_its_payloads(site: tuple[Path, Path]) -> None:
+    trace = json.loads(AGENTDIFF.read_text(encoding="utf-8"))
+    llm = next(s for s in trace["steps"] if s["step_type"] == "llm_call")
+    html = page(site, trace["trace_id"])
+    assert on_page(html, words(llm["output_payload"]["text"]))
 
 
 def test_tool_calls_keep_their_signature_keys(site: tuple[Path, Path]) -> None:
