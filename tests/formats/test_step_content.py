@@ -98,6 +98,22 @@ def test_tau2_reply_shows_the_user_turn_it_answered(site: tuple[Path, Path]) -> 
     assert on_page(html, words(user["content"]))
 
 
+def test_tau2_no_user_turn_before_the_last_reply_is_dropped(site: tuple[Path, Path]) -> None:
+    for sim in raw("tau2-bench")["simulations"][:4]:
+        messages = sim["messages"]
+        last = max(
+            i
+            for i, m in enumerate(messages)
+            if m["role"] == "assistant" and m.get("content") and not m.get("tool_calls")
+        )
+        html = page(site, sim["id"])
+        for m in messages[:last]:
+            if m["role"] == "user" and m.get("content"):
+                assert on_page(html, words(m["content"])), m["content"][:80]
+            if m["role"] == "assistant" and m.get("content") and m.get("tool_calls"):
+                assert on_page(html, words(m["content"])), m["content"][:80]
+
+
 def test_tau_bench_reply_shows_what_it_answered(site: tuple[Path, Path]) -> None:
     first = raw("tau-bench")[0]
     traj = first["traj"]

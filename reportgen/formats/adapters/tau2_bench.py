@@ -91,7 +91,9 @@ def _steps(messages: list[Any]) -> list[ChatStep]:
                 pending[str(call.get("id"))] = step
             if not made and message.get("content"):
                 made = [ChatStep("llm", "reply", input=heard(since), output=message["content"])]
-            since = []
+                since = []
+            elif message.get("content"):
+                since.append(message)  # text beside tool calls: shown with the next reply
             if made:
                 first = made[0]
                 first.tokens_in = count(usage.get("prompt_tokens"))

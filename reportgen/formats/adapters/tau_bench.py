@@ -4,8 +4,8 @@
 Shared with tau2-bench: the agent's turns become steps. Each tool call of an assistant message
 is a ``tool`` step (its result, matched by call id, gives the output and the status: an error
 flag or ``Error:`` text is an error); an assistant message with text and no tool call is an
-``llm`` step ``reply``, whose input is what it answered: the user (simulated customer) and
-tool messages since the agent last spoke, as text. User and system messages are not agent
+``llm`` step ``reply``, whose input is what it answered: the user (simulated customer) turns,
+tool results and the agent's own text beside tool calls since its previous reply, as text. User and system messages are not agent
 steps of their own. A message's tokens, cost and latency go to its first step."""
 
 from __future__ import annotations
@@ -65,8 +65,9 @@ def take_pending(pending: dict[str, ChatStep], call_id: Any) -> ChatStep | None:
 
 
 def heard(messages: list[Any]) -> str | None:
-    """The user and tool messages an agent reply answers (since the agent last spoke), as
-    text, each prefixed by its role: what the ``reply`` step was given."""
+    """What an agent reply answers: the messages since its previous reply (user turns, tool
+    results, and its own text beside tool calls, which has no step of its own), as text, each
+    prefixed by its role. So no user turn before the last reply is left off the page."""
     parts = []
     for message in messages:
         text = content_text(message.get("content"))
@@ -143,7 +144,9 @@ def _steps(traj: list[Any]) -> list[ChatStep]:
                 steps.append(
                     ChatStep("llm", "reply", input=heard(since), output=message["content"])
                 )
-            since = []
+                since = []
+            elif message.get("content"):
+                since.append(message)  # text beside tool calls: shown with the next reply
         elif role == "tool":
             answered = take_pending(pending, message.get("tool_call_id"))
             if answered is not None:
