@@ -67,7 +67,7 @@ def connect(
                 verify_blocks(con, name)  # never add to a damaged archive
             _create_schema(con)
             return con
-        stale = not _step_hashes_current(con)
+        stale = not _step_hashes_current(con) or not _has_added_columns(con)
         if not stale:
             verify_blocks(con, name)
             return con
@@ -92,8 +92,22 @@ def connect(
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create the archive tables where missing and bring the step hashes up to date."""
     con.execute(load_sql("schema"))
+    for table, column, kind in ADDED_COLUMNS:  # archives made before the column existed
+        con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
     con.execute("INSERT OR IGNORE INTO archive_info VALUES ('schema_version', ?)", [SCHEMA_VERSION])
     _refresh_step_hashes(con)
+
+
+ADDED_COLUMNS = (("iterations", "backlog_steps", "INTEGER"),)
+"""Nullable columns added to the schema after version 2; connect adds them to older archives
+(writable once, as for the step hashes)."""
+
+
+def _has_added_columns(con: duckdb.DuckDBPyConnection) -> bool:
+    """False when a reportgen archive lacks one of ``ADDED_COLUMNS``."""
+    present = {(t, c) for t, c, _, _ in con.execute(load_sql("archive_columns")).fetchall()}
+    tables = {t for t, _ in present}
+    return all((t, c) in present for t, c, _ in ADDED_COLUMNS if t in tables)
 
 
 def _check_file(file: Path, name: str) -> bool:

@@ -110,6 +110,7 @@ CREATE TABLE IF NOT EXISTS iterations (
     tokens_out     BIGINT,
     usd            DOUBLE,
     certified      BOOLEAN,
+    backlog_steps  INTEGER,            -- the run's backlog size, when the record gives it
     source_file    VARCHAR NOT NULL,
     source_line    INTEGER,
     content_hash   VARCHAR NOT NULL

@@ -26,6 +26,14 @@ def ingest(
     max_record_mb: Annotated[
         float, typer.Option(help="Largest record (JSONL line) accepted, in MB.")
     ] = 16,
+    batch: Annotated[
+        str | None,
+        typer.Option(
+            "--batch",
+            help="Put every run and output loaded in this batch (e.g. a CI job id), whatever"
+            " the files say; default: a run's own batch, else its job's (see docs/formats.md).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
     as_json: Json = False,
 ) -> None:
@@ -43,6 +51,7 @@ def ingest(
             format_name=format,
             max_record_mb=max_record_mb,
             progress=progress.hook,
+            batch=batch,
         )
     if as_json:
         print_json(report.to_dict())

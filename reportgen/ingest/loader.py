@@ -10,6 +10,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ import pyarrow as pa
 
 from reportgen._sql import load_sql
 from reportgen.archive.connection import connect, damaged, duckdb_path, first_row
-from reportgen.errors import InputError
+from reportgen.errors import InputError, UsageError
 from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
 from reportgen.formats.diagnose import first_problem
 from reportgen.formats.registry import detect_format, get_format
@@ -32,6 +33,10 @@ ProgressHook = Callable[[str, int, int], None]
 """Called as ``hook(phase, done, total)`` while a load runs."""
 
 COUNTED = ("runs", "steps", "iterations", "outputs")
+
+BATCH_GAP = timedelta(hours=6)
+"""Runs without a batch are grouped into jobs by the gaps between their start times: a gap
+of this much or more starts a new batch (see default_batches.sql and docs/formats.md)."""
 
 
 @dataclass
@@ -77,6 +82,7 @@ def ingest(
     run_id_prefix: str = "",
     progress: ProgressHook | None = None,
     new_archive: bool = False,
+    batch: str | None = None,
 ) -> IngestReport:
     """Load ``paths`` (files or folders) into the archive at ``db`` (a path, or an open
     connection, e.g. an in-memory archive for a one-off ``compare``).
@@ -86,7 +92,11 @@ def ingest(
     A new archive is built in a private file beside ``db`` and published only when complete,
     with a hard link that fails if another process created ``db`` meanwhile (then this load goes
     into that archive), so a failed or killed first load never removes another's archive.
-    ``new_archive`` refuses an existing ``db`` (the demo uses it)."""
+    ``new_archive`` refuses an existing ``db`` (the demo uses it). ``batch`` sets the batch of
+    every run and output loaded, whatever the files say; without it, runs that carry no batch
+    get the batch of their job (``BATCH_GAP``, docs/formats.md)."""
+    if batch is not None and not batch.strip():
+        raise UsageError("--batch must be a non-empty string")
     options = StageOptions(max_record_bytes=int(check_max_record_mb(max_record_mb) * (1 << 20)))
     load = partial(
         _ingest,
@@ -97,6 +107,7 @@ def ingest(
         options=options,
         run_id_prefix=run_id_prefix,
         hook=progress or (lambda phase, done, total: None),
+        batch=batch,
     )
     if isinstance(db, duckdb.DuckDBPyConnection):
         return load(lambda: db, ":memory:", own=False)
@@ -179,6 +190,7 @@ def _ingest(
     options: StageOptions,
     run_id_prefix: str,
     hook: ProgressHook,
+    batch: str | None,
 ) -> IngestReport:
     """One load into the archive ``open_archive`` opens (closed after when ``own``)."""
     started = time.perf_counter()
@@ -217,7 +229,9 @@ def _ingest(
         while fresh:
             report.notices.clear()
             try:
-                _load(con, fresh, formats, options, replace, run_id_prefix, report, hook, notes)
+                _load(
+                    con, fresh, formats, options, replace, run_id_prefix, report, hook, notes, batch
+                )
                 break
             except InputError as error:
                 if not skip_invalid or error.path not in {s.display for s in fresh}:
@@ -301,6 +315,7 @@ def _load(
     report: IngestReport,
     hook: ProgressHook,
     notes: list[Path],
+    batch: str | None,
 ) -> None:
     """Stage every source by format, check, and write everything in one transaction."""
     con.execute("BEGIN TRANSACTION")
@@ -325,6 +340,7 @@ def _load(
         if run_id_prefix:
             for table in STAGE_TABLES:
                 con.execute(f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix})
+        _assign_batches(con, batch)
         _check_token_limits(con, sources, formats)
         replaced = check_conflicts(con, sources, replace)
         stage_notes(con, notes, sources)
@@ -351,6 +367,17 @@ def _load(
         )
         for key in COUNTED:
             report.counts[key] += counts[key]
+
+
+def _assign_batches(con: duckdb.DuckDBPyConnection, batch: str | None) -> None:
+    """Set every staged run's and output's batch to ``batch``; without one, give the runs that
+    carry none the batch of their job, and each output its run's."""
+    if batch is not None:
+        for table in ("runs", "outputs"):
+            con.execute(f"UPDATE stage_{table} SET batch = $b", {"b": batch})
+        return
+    con.execute(load_sql("default_batches"), {"gap": BATCH_GAP})
+    con.execute(load_sql("default_output_batches"))
 
 
 def _stage_files(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> None:

@@ -151,6 +151,7 @@ def _run(row: dict[str, Any], steps: list[StepProgress]) -> RunProgress:
         first_iter=row["first_iter"],
         last_iter=row["last_iter"],
         n_steps=int(row["n_steps"]),
+        backlog_steps=None if row["backlog_steps"] is None else int(row["backlog_steps"]),
         certified_steps=int(row["certified_steps"]),
         tokens=int(row["tokens"]),
         usd=float(row["usd"]),

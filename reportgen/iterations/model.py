@@ -119,6 +119,7 @@ class RunProgress:
     first_iter: int
     last_iter: int
     n_steps: int
+    backlog_steps: int | None
     certified_steps: int
     tokens: int
     usd: float

@@ -32,13 +32,24 @@ class Recorder:
 
     ``keep_patch`` stores the patch text (lets the SQL re-derive patch distances; lines grow
     with the patch); ``tail_chars`` keeps the last characters of the raw output as
-    ``output_tail``. Reopening a file resumes the run's iteration count and failing sets."""
+    ``output_tail``; ``backlog_steps`` (the backlog's size) goes on every record, so the report
+    can say "9 of 12 backlog steps" rather than count only the steps attempted. Reopening a file
+    resumes the run's iteration count and failing sets."""
 
     def __init__(
-        self, path: str | Path, run_id: str, *, keep_patch: bool = False, tail_chars: int = 0
+        self,
+        path: str | Path,
+        run_id: str,
+        *,
+        keep_patch: bool = False,
+        tail_chars: int = 0,
+        backlog_steps: int | None = None,
     ) -> None:
         if not run_id:
             raise ValueError("run_id must be a non-empty string")
+        if backlog_steps is not None and backlog_steps < 1:
+            raise ValueError("backlog_steps must be a positive integer")
+        self.backlog_steps = backlog_steps
         self.path = Path(path)
         self.run_id = run_id
         self.keep_patch = keep_patch
@@ -124,6 +135,7 @@ class Recorder:
             tokens_out=tokens_out,
             usd=usd,
             certified=certified,
+            backlog_steps=self.backlog_steps,
         )
         if self.tail_chars and output:
             record["output_tail"] = output[-self.tail_chars :]

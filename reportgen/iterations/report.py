@@ -71,8 +71,13 @@ def attempt_cells(a: Attempt) -> list[str]:
 def summary_lines(run: RunProgress) -> list[str]:
     """The run summary: certified steps, spend per certified step, marginal spend, tool
     errors and thrash."""
+    of = (
+        _plural(run.n_steps, "step")
+        if run.backlog_steps is None
+        else f"{_plural(run.backlog_steps, 'backlog step')} ({run.n_steps} attempted)"
+    )
     lines = [
-        f"certified {run.certified_steps} of {_plural(run.n_steps, 'step')} in "
+        f"certified {run.certified_steps} of {of} in "
         f"{_plural(run.n_attempts, 'attempt')} "
         f"(iterations {run.first_iter}-{run.last_iter})",
         f"spend {run.tokens:,} tokens, ${run.usd:.2f}",

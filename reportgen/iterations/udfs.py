@@ -2,7 +2,7 @@
 
 Each is vectorised (one call per batch of rows) and calls the same functions as the Recorder,
 so records derived while recording and in SQL agree. Patch similarity runs in rapidfuzz's
-``cpdist`` (C++, element-wise over the batch)."""
+``cpdist`` (C++, element-wise over the batch) over the patches' changed lines."""
 
 from __future__ import annotations
 
@@ -14,24 +14,29 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 from duckdb.func import FunctionNullHandling, PythonUDFType
-from rapidfuzz import fuzz, process
+from rapidfuzz import process
+from rapidfuzz.distance import Indel
 
 from reportgen.iterations.checks import check_kind
-from reportgen.iterations.patches import count_patch_lines
+from reportgen.iterations.patches import changed_lines, count_patch_lines
 
 
 def rg_patch_ratio(previous: Any, current: Any) -> pa.Array:
-    """Per row, rapidfuzz ratio / 100 of two patches; NULL when either is NULL."""
+    """Per row, the line-level similarity of two patches (``patches.patch_ratio``: Indel
+    similarity of their changed lines, in rapidfuzz's ``cpdist``); NULL when either is NULL."""
     a = previous.to_pylist()
     b = current.to_pylist()
     both = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x is not None and y is not None]
     out: list[float | None] = [None] * len(a)
     if both:
         scores = process.cpdist(
-            [a[i] for i in both], [b[i] for i in both], scorer=fuzz.ratio, dtype=np.float64
+            [changed_lines(a[i]) for i in both],
+            [changed_lines(b[i]) for i in both],
+            scorer=Indel.normalized_similarity,
+            dtype=np.float64,
         )
         for i, score in zip(both, scores.tolist(), strict=True):
-            out[i] = float(score) / 100.0
+            out[i] = float(score)
     return pa.array(out, type=pa.float64())
 
 

@@ -2,6 +2,9 @@
 
 Run "r", three steps, nine attempts (USD amounts are binary fractions, so sums are exact):
 
+(a patch "abcd" is the diff of four added lines "+a", "+b", "+c", "+d": patch distance is
+line-level)
+
   iter step att check          failing   patch     lines calls/errs tokens  usd     exit
   1    a    1   pytest -q      {x,y}     abcd      10    4/0        110     0.125   1
   2    a    2   pytest -q      {y,z}     abce      12    4/1        220     0.25    1
@@ -27,13 +30,20 @@ from tests.iterations.helpers import ingested
 FIELDS: tuple[str, ...] = ("iter", "step", "attempt", "check", "failing", "patch", "patch_lines")
 FIELDS += ("tool_calls", "tool_errors", "tokens_in", "tokens_out", "usd", "exit", "certified")
 TEST, BUILD, CI = "pytest -q", "go build ./...", "./ci.sh"
+
+
+def lines(letters: str) -> str:
+    """A unified diff adding one line per letter."""
+    return "--- a/f.py\n+++ b/f.py\n@@ -0,0 +1 @@\n" + "".join(f"+{c}\n" for c in letters)
+
+
 # fmt: off
 ROWS: list[tuple[Any, ...]] = [
-    (1, "a", 1, TEST, ["x", "y"], "abcd", 10, 4, 0, 100, 10, 0.125, 1, False),
-    (2, "a", 2, TEST, ["z", "y"], "abce", 12, 4, 1, 200, 20, 0.25, 1, False),
-    (3, "a", 3, TEST, ["y", "z"], "wxyz", 15, 4, 2, 300, 30, 0.25, 1, False),
-    (4, "a", 4, TEST, ["w", "y", "z"], "wxyzabcd", 20, 4, 2, 400, 40, 0.5, 1, False),
-    (5, "a", 5, TEST, [], "wxyzabcd", 20, 4, 0, 500, 50, 0.125, 0, True),
+    (1, "a", 1, TEST, ["x", "y"], lines("abcd"), 10, 4, 0, 100, 10, 0.125, 1, False),
+    (2, "a", 2, TEST, ["z", "y"], lines("abce"), 12, 4, 1, 200, 20, 0.25, 1, False),
+    (3, "a", 3, TEST, ["y", "z"], lines("wxyz"), 15, 4, 2, 300, 30, 0.25, 1, False),
+    (4, "a", 4, TEST, ["w", "y", "z"], lines("wxyzabcd"), 20, 4, 2, 400, 40, 0.5, 1, False),
+    (5, "a", 5, TEST, [], lines("wxyzabcd"), 20, 4, 0, 500, 50, 0.125, 0, True),
     (6, "b", 1, BUILD, ["e"], None, None, 2, 0, 60, None, 0.0625, 1, None),
     (7, "b", 2, BUILD, [], None, None, 2, 0, 40, None, 0.0625, 0, None),
     (8, "c", 1, CI, ["q"], None, None, None, None, 1000, None, 1.0, 1, None),
@@ -67,8 +77,9 @@ def test_derived_sets(run: Any) -> None:
     assert [x.n_failing for x in a] == [2, 2, 2, 3, 0]
 
 
-def test_patch_distance_is_rapidfuzz_ratio(run: Any) -> None:
-    # ratio = 2 * LCS / (len a + len b): abcd/abce LCS 3 -> 6/8; abce/wxyz -> 0;
+def test_patch_distance_is_line_level_ratio(run: Any) -> None:
+    # ratio = 2 * LCS / (lines a + lines b) over the changed lines: abcd/abce LCS 3 -> 6/8;
+    # abce/wxyz -> 0;
     # wxyz/wxyzabcd LCS 4 -> 8/12; identical -> 1
     got = [x.patch_distance for x in run.steps[0].attempts]
     assert got[0] is None

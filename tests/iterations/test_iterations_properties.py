@@ -3,7 +3,8 @@ the set laws (resolved | persisting = previous set, persisting | new = current s
 pairwise disjoint) hold through the SQL path, including records loaded by the real ingest.
 
 The model re-derives everything from the raw records: previous-attempt sets, the LCS-based
-patch ratio (2 * LCS / (|a| + |b|), by dynamic programming), the stall/stretch rule of the
+line-level patch ratio (2 * LCS / (|a| + |b|) over the changed lines, by dynamic
+programming), the stall/stretch rule of the
 thrash signal, and the per-run aggregates."""
 
 from __future__ import annotations
@@ -25,8 +26,23 @@ K = 3
 LOW = 0.5
 
 
-def lcs_ratio(a: str, b: str) -> float:
-    """Indel similarity: 2 * LCS / (len a + len b); two empty strings are identical."""
+def diff_lines(patch: str) -> list[str]:
+    """The changed lines of a patch, slowly: lines starting with + or - (not the ``+++ ``/
+    ``--- `` headers), trailing blanks stripped; when there are none, every non-blank line."""
+    out = []
+    for line in patch.split("\n"):
+        if line[:1] in ("+", "-") and line[:4] not in ("+++ ", "--- "):
+            out.append(line.rstrip())
+    return out or [line.rstrip() for line in patch.split("\n") if line.strip()]
+
+
+def line_ratio(a: str, b: str) -> float:
+    """The patch distance: Indel similarity of the two patches' changed lines."""
+    return lcs_ratio(diff_lines(a), diff_lines(b))
+
+
+def lcs_ratio(a: list[str], b: list[str]) -> float:
+    """Indel similarity: 2 * LCS / (len a + len b); two empty sequences are identical."""
     if not a and not b:
         return 1.0
     dp = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
@@ -53,7 +69,7 @@ def loops(draw: st.DrawFn) -> list[dict[str, Any]]:
                 "attempt": draw(st.integers(0, 6)),
                 "exit_code": exit_code,
                 "failing": failing,
-                "patch": draw(st.none() | st.text(alphabet="abc+-\n", max_size=12)),
+                "patch": draw(st.none() | st.text(alphabet="ab +-\n", max_size=24)),
                 "tool_calls": draw(st.none() | st.integers(0, 5)),
                 "tool_errors": draw(st.none() | st.integers(0, 5)),
                 "tokens_in": draw(st.none() | st.integers(0, 1000)),
@@ -84,7 +100,7 @@ def model(rows: list[dict[str, Any]]) -> dict[str, Any]:
             known = cur is not None and prev is not None
             ratio = None
             if r["patch"] is not None and prev_patch is not None and seq > 0:
-                ratio = lcs_ratio(prev_patch, r["patch"])
+                ratio = line_ratio(prev_patch, r["patch"])
             rate = None
             if r["tool_calls"]:
                 rate = (r["tool_errors"] or 0) / r["tool_calls"]

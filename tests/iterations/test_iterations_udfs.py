@@ -18,10 +18,17 @@ def con() -> duckdb.DuckDBPyConnection:
 
 def test_patch_ratio_through_sql(con: duckdb.DuckDBPyConnection) -> None:
     rows = con.execute(
-        "SELECT rg_patch_ratio(a, b) FROM (VALUES ('abcd', 'abce', 1), ('', '', 2),"
-        " (NULL, 'x', 3), ('abc', 'xyz', 4)) t(a, b, i) ORDER BY i"
+        "SELECT rg_patch_ratio(a, b) FROM (VALUES ($p, $q, 1), ('', '', 2),"
+        " (NULL, 'x', 3), ('abc', 'xyz', 4), ($h1, $h2, 5)) t(a, b, i) ORDER BY i",
+        {
+            "p": "+a\n+b\n+c\n+d\n",
+            "q": "+a\n+b\n+c\n-e\n",
+            # headers, hunk positions and context lines are not compared
+            "h1": "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-old\n+new\n ctx\n",
+            "h2": "--- a/y\n+++ b/y\n@@ -90,2 +90,2 @@\n-old\n+new  \n other\n",
+        },
     ).fetchall()
-    assert [r[0] for r in rows] == [0.75, 1.0, None, 0.0]
+    assert [r[0] for r in rows] == [0.75, 1.0, None, 0.0, 1.0]
 
 
 def test_patch_lines_through_sql(con: duckdb.DuckDBPyConnection) -> None:

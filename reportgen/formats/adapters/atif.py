@@ -1,7 +1,9 @@
 """ATIF trajectories (Agent Trajectory Interchange Format, Harbor; ``ATIF-v1.x``):
 ``{schema_version, session_id, agent, steps, final_metrics}``.
 
-One file is one run (run id = ``session_id``). An ``agent`` step is an ``llm`` step (action =
+One file is one run (run id = ``session_id``), or, with its continuation files
+(``continued_trajectory_ref``, ``trajectory.cont-N.json``) in the same load, one run of them
+all; a continuation loaded alone is run ``<session_id>/cont-N``. An ``agent`` step is an ``llm`` step (action =
 its model, output = its message, ``metrics`` -> tokens and cost); each of its ``tool_calls`` is
 a ``tool`` step (action = ``function_name``, input = ``arguments``, output = the observation
 result answering it, ``parent`` = the llm step). A ``system`` step that carries an observation
@@ -26,10 +28,11 @@ from reportgen.formats.adapters.rows import (
     Collector,
     amount,
     count,
+    explained,
     json_text,
+    notice,
     parse_document,
     require,
-    stage_each,
 )
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
@@ -147,7 +150,7 @@ class AtifTrajectory:
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
     ) -> None:
-        stage_each(con, sources, self.name, WHAT, _parse)
+        _stage(con, sources)
 
 
 def _results(step: dict[str, Any], where: str, source: SourceFile) -> list[dict[str, Any]]:
@@ -161,9 +164,16 @@ def _results(step: dict[str, Any], where: str, source: SourceFile) -> list[dict[
 
 
 def _agent_step(
-    rows: Collector, step: dict[str, Any], where: str, source: SourceFile, model: str
-) -> None:
-    """An agent step: its llm step, then a tool step per tool call."""
+    rows: Collector,
+    step: dict[str, Any],
+    where: str,
+    source: SourceFile,
+    model: str,
+    given: str | None,
+) -> str | None:
+    """An agent step: its llm step (input ``given``: the user message or the observation it
+    answers), then a tool step per tool call. Returns the text of its observation, what the
+    next agent step is given."""
     calls = step.get("tool_calls") or []
     require(source, isinstance(calls, list), "expected a list", f"{where}.tool_calls")
     results = _results(step, where, source)
@@ -198,6 +208,7 @@ def _agent_step(
         "llm",
         str(step.get("model_name") or model),
         _worst([observation_status(text, flagged) for text, flagged in said]),
+        input=given,
         output={"message": message, "observation": [text for text, _ in said]}
         if said
         else json_text(message),
@@ -218,6 +229,8 @@ def _agent_step(
             output=json_text(content),
             parent=llm,
         )
+    texts = [text_of(r.get("content")) for r in results if "content" in r]
+    return "\n\n".join(t for t in texts if t) or None
 
 
 def _cut_off(document: dict[str, Any], steps: list[Any]) -> str | None:
@@ -237,7 +250,8 @@ def _cut_off(document: dict[str, Any], steps: list[Any]) -> str | None:
     return "timeout" if _TIMEOUT.search(said) else "unfinished"
 
 
-def _parse(rows: Collector, source: SourceFile) -> None:
+def _header(source: SourceFile) -> dict[str, Any]:
+    """The trajectory document of ``source``, its top level checked."""
     document = parse_document(source, WHAT)
     require(source, isinstance(document, dict), f"expected {WHAT}")
     for key in ("schema_version", "session_id", "agent", "steps"):
@@ -249,17 +263,153 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         f"unsupported ATIF schema_version {version!r} (expected ATIF-v1.x)",
         "schema_version",
     )
-    agent = document["agent"]
-    require(source, isinstance(agent, dict), "expected an object", "agent")
-    steps = document["steps"]
-    require(source, isinstance(steps, list), "expected a list", "steps")
+    require(source, isinstance(document["agent"], dict), "expected an object", "agent")
+    require(source, isinstance(document["steps"], list), "expected a list", "steps")
     session = document["session_id"]
     require(source, isinstance(session, str) and bool(session), "expected a string", "session_id")
+    checked: dict[str, Any] = document
+    return checked
+
+
+_CONTINUATION = re.compile(r"\.cont-(\d+)\.")
+
+
+def _continuation_number(source: SourceFile) -> int | None:
+    """N of a Harbor continuation file ``trajectory.cont-N.json``; None for other names."""
+    found = _CONTINUATION.search(source.path.name)
+    return int(found.group(1)) if found else None
+
+
+Part = tuple[SourceFile, dict[str, Any]]
+
+
+def chains(parts: list[Part]) -> list[list[Part]]:
+    """Trajectories of one load grouped into sessions: a trajectory, then its continuations in
+    the same folder with the same session id (the file its ``continued_trajectory_ref`` names,
+    and so on; then any other ``*.cont-N.json`` by N). A continuation whose start is not in the
+    load is a chain of its own; two unrelated files with one session id are two chains (and
+    clash as duplicate run ids, as before)."""
+    by_place: dict[tuple[str, Any], list[Part]] = {}
+    for part in parts:
+        by_place.setdefault((part[1]["session_id"], part[0].path.parent), []).append(part)
+    out: list[list[Part]] = []
+    for group in by_place.values():
+        by_name = {p[0].path.name: p for p in group}
+        referenced = {
+            ref for p in group if isinstance(ref := p[1].get("continued_trajectory_ref"), str)
+        }
+        starts = [
+            p
+            for p in group
+            if p[0].path.name not in referenced and _continuation_number(p[0]) is None
+        ]
+        used: set[str] = set()
+        for start in starts:
+            chain = [start]
+            used.add(start[0].path.name)
+            ref = start[1].get("continued_trajectory_ref")
+            while isinstance(ref, str) and ref in by_name and ref not in used:
+                chain.append(by_name[ref])
+                used.add(ref)
+                ref = by_name[ref][1].get("continued_trajectory_ref")
+            out.append(chain)
+        rest = sorted(
+            (p for p in group if p[0].path.name not in used),
+            key=lambda p: (_continuation_number(p[0]) or 0, p[0].path.name),
+        )
+        if len(starts) == 1:
+            out[-1].extend(rest)
+        else:
+            out.extend([p] for p in rest)
+    return out
+
+
+def _stage(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> None:
+    rows = Collector(AtifTrajectory.name)
+    parts: list[Part] = []
+    for source in sources:
+        with explained(source, WHAT):
+            parts.append((source, _header(source)))
+    for chain in chains(parts):
+        with explained(chain[0][0], WHAT):
+            _run(rows, chain)
+    rows.flush(con)
+
+
+def _run(rows: Collector, chain: list[Part]) -> None:
+    """One run from a trajectory and its continuations (steps in order, totals summed). A
+    continuation loaded without its start is a run of its own, id ``<session>/cont-N``."""
+    source, document = chain[0]
+    agent = document["agent"]
     model = str(agent.get("model_name") or agent.get("name") or "agent")
-    rows.begin(session)
+    number = _continuation_number(source)
+    session = document["session_id"]
+    rows.begin(session if number is None else f"{session}/cont-{number}")
+    if number is not None:
+        notice(source, f"continues session {session!r}, whose start is not in this load")
     stamps: list[float] = []
     output: str | None = None
-    for position, step in enumerate(steps):
+    given: str | None = None
+    for part_source, part in chain:
+        given, output = _steps(rows, part_source, part, model, given, output, stamps)
+    last = chain[-1][1]
+    why = _cut_off(last, last["steps"])
+    if why is not None:
+        rows.step(
+            "stop",
+            why,
+            "abandoned",
+            output="trajectory ends after a tool call with no completion call "
+            "(the agent was cut off: timeout or step limit)",
+        )
+    finals = [_obj(p.get("final_metrics")) for _, p in chain]
+    label = str(agent.get("name") or "atif")
+    if agent.get("model_name"):
+        label += f"/{agent['model_name']}"
+    rows.end(
+        source,
+        task_id=task_of(source, document),
+        label=label,
+        suite="atif",
+        started_at=step_time([s for _, p in chain for s in p["steps"]]),
+        output=output,
+        success=False if why is not None else None,
+        tokens_in=_total(count(f.get("total_prompt_tokens")) for f in finals),
+        tokens_out=_total(count(f.get("total_completion_tokens")) for f in finals),
+        cost_usd=_total(amount(f.get("total_cost_usd")) for f in finals),
+        latency_ms=(max(stamps) - min(stamps)) * 1000.0 if len(stamps) > 1 else None,
+        meta={
+            "schema_version": document["schema_version"],
+            "agent": agent.get("name"),
+            "agent_version": agent.get("version"),
+            "model": agent.get("model_name"),
+            "cached_tokens": _total(count(f.get("total_cached_tokens")) for f in finals),
+            "continued_trajectory_ref": last.get("continued_trajectory_ref"),
+            "continuation_files": [s.display for s, _ in chain[1:]] or None,
+            "continues": session if number is not None else None,
+            "notes": document.get("notes") if isinstance(document.get("notes"), str) else None,
+        },
+    )
+
+
+def _total(values: Any) -> Any:
+    """The sum of the values given (None when none is)."""
+    given = [v for v in values if v is not None]
+    return sum(given) if given else None
+
+
+def _steps(
+    rows: Collector,
+    source: SourceFile,
+    document: dict[str, Any],
+    model: str,
+    given: str | None,
+    output: str | None,
+    stamps: list[float],
+) -> tuple[str | None, str | None]:
+    """The steps of one trajectory file; returns what the next agent step is given and the
+    latest agent message (the run's output so far)."""
+    for position, step in enumerate(document["steps"]):
         where = f"steps[{position}]"
         require(source, isinstance(step, dict), "expected an object", where)
         require(source, "source" in step, "required field is missing", f"{where}.source")
@@ -268,7 +418,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             stamps.append(seconds)
         kind = step["source"]
         if kind == "agent":
-            _agent_step(rows, step, where, source, model)
+            given = _agent_step(rows, step, where, source, model, given)
             text = text_of(step.get("message"))
             output = text or output
         elif kind == "system" and step.get("observation") is not None:
@@ -284,47 +434,15 @@ def _parse(rows: Collector, source: SourceFile) -> None:
                 else None,
             )
         else:
+            if kind == "user":
+                given = text_of(step.get("message")) or given
             require(
                 source,
                 kind in ("user", "system"),
                 f"unknown step source {kind!r} (expected user, agent or system)",
                 f"{where}.source",
             )
-    why = _cut_off(document, steps)
-    if why is not None:
-        rows.step(
-            "stop",
-            why,
-            "abandoned",
-            output="trajectory ends after a tool call with no completion call "
-            "(the agent was cut off: timeout or step limit)",
-        )
-    final = _obj(document.get("final_metrics"))
-    label = str(agent.get("name") or "atif")
-    if agent.get("model_name"):
-        label += f"/{agent['model_name']}"
-    rows.end(
-        source,
-        task_id=task_of(source, document),
-        label=label,
-        suite="atif",
-        started_at=step_time(steps),
-        output=output,
-        success=False if why is not None else None,
-        tokens_in=count(final.get("total_prompt_tokens")),
-        tokens_out=count(final.get("total_completion_tokens")),
-        cost_usd=amount(final.get("total_cost_usd")),
-        latency_ms=(max(stamps) - min(stamps)) * 1000.0 if len(stamps) > 1 else None,
-        meta={
-            "schema_version": version,
-            "agent": agent.get("name"),
-            "agent_version": agent.get("version"),
-            "model": agent.get("model_name"),
-            "cached_tokens": count(final.get("total_cached_tokens")),
-            "continued_trajectory_ref": document.get("continued_trajectory_ref"),
-            "notes": document.get("notes") if isinstance(document.get("notes"), str) else None,
-        },
-    )
+    return given, output
 
 
 def step_time(steps: list[Any]) -> str | None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 import zipfile
-from collections.abc import Iterator
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import duckdb
 
 from reportgen.errors import InputError
+from reportgen.formats.adapters.messages import content_text, last_given, said
 from reportgen.formats.adapters.rows import (
     Collector,
     add,
@@ -120,20 +120,37 @@ def _score(scores: Any) -> float | None:
     return _SCORE_VALUES.get(value) if isinstance(value, str) else None
 
 
-def _utc_date(stamp: Any) -> str | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).date().isoformat()
+def _resolver(attachments: Any) -> Callable[[str], str]:
+    """Maps ``attachment://<hash>`` to the sample's attachment text (other text unchanged)."""
+    table = attachments if isinstance(attachments, dict) else {}
+
+    def resolve(text: str) -> str:
+        if text.startswith(_ATTACHMENT):
+            found = table.get(text[len(_ATTACHMENT) :])
+            return found if isinstance(found, str) else text
+        return text
+
+    return resolve
 
 
-def _event_steps(rows: Collector, events: list[Any]) -> bool:
-    """Steps from model/tool/error events; True when the sample had an error event."""
+_ATTACHMENT = "attachment://"
+
+
+def _model_said(message: Any, resolve: Callable[[str], str]) -> Any:
+    """An assistant message's text and tool calls (function, arguments)."""
+    if not isinstance(message, dict):
+        return None
+    calls = [
+        {"name": c.get("function"), "arguments": c.get("arguments")}
+        for c in message.get("tool_calls") or []
+        if isinstance(c, dict)
+    ]
+    return said(content_text(message.get("content"), resolve), calls)
+
+
+def _event_steps(rows: Collector, events: list[Any], resolve: Callable[[str], str]) -> bool:
+    """Steps from model/tool/error events; True when the sample had an error event. A model
+    step's input is the last user or tool message it was sent, its output what it said."""
     had_error = False
     for event in events:
         kind = event.get("event")
@@ -144,11 +161,15 @@ def _event_steps(rows: Collector, events: list[Any]) -> bool:
             output = event.get("output") or {}
             usage = output.get("usage") or {}
             failed = bool(event.get("error")) or bool(output.get("error"))
+            choices = output.get("choices") or [{}]
+            answer = _model_said(choices[0].get("message") if choices else None, resolve)
+            prompt = event.get("input")
             rows.step(
                 "llm",
                 str(event.get("model") or output.get("model") or "model"),
                 "error" if failed else "ok",
-                output=output.get("completion") or event.get("error"),
+                input=last_given(prompt, resolve) if isinstance(prompt, list) else None,
+                output=answer or output.get("completion") or event.get("error"),
                 tokens_in=count(usage.get("input_tokens")),
                 tokens_out=count(usage.get("output_tokens")),
                 latency_ms=latency,
@@ -178,13 +199,19 @@ def _event_steps(rows: Collector, events: list[Any]) -> bool:
     return had_error
 
 
-def _message_steps(rows: Collector, messages: list[Any], model: str) -> None:
+def _message_steps(
+    rows: Collector, messages: list[Any], model: str, resolve: Callable[[str], str]
+) -> None:
     """Steps from a sample's messages, for logs that keep no events."""
-    for message in messages:
+    for position, message in enumerate(messages):
         role = message.get("role")
         if role == "assistant":
             rows.step(
-                "llm", str(message.get("model") or model), "ok", output=message.get("content")
+                "llm",
+                str(message.get("model") or model),
+                "ok",
+                input=last_given(messages[:position], resolve),
+                output=_model_said(message, resolve),
             )
         elif role == "tool":
             error = message.get("error")
@@ -210,7 +237,6 @@ def _log(
     spec = header["eval"]
     model = str(spec.get("model") or "unknown-model")
     task = str(spec.get("task") or "inspect")
-    batch = _utc_date(spec.get("created"))
     for position, sample in enumerate(samples):
         where = f"samples[{position}]"
         require(source, isinstance(sample, dict), "expected an object", where)
@@ -220,11 +246,12 @@ def _log(
         uuid = sample.get("uuid")
         rows.begin(uuid if isinstance(uuid, str) and uuid else stable_id(source, task_id, position))
         events = sample.get("events") or []
+        resolve = _resolver(sample.get("attachments"))
         if events:
-            had_error = _event_steps(rows, events)
+            had_error = _event_steps(rows, events, resolve)
         else:
             had_error = False
-            _message_steps(rows, sample.get("messages") or [], model)
+            _message_steps(rows, sample.get("messages") or [], model, resolve)
         error = sample.get("error")
         limit = sample.get("limit")
         if error and not had_error:
@@ -246,7 +273,6 @@ def _log(
             task_id=task_id,
             label=model,
             suite=task,
-            batch=batch,
             trial=epoch,
             started_at=sample.get("started_at") or first_stamp or spec.get("created"),
             output=completion if isinstance(completion, str) else None,

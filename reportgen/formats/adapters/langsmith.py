@@ -1,6 +1,8 @@
 """LangSmith run payloads: the SDK's batch body ``{"post": [run], "patch": [run]}`` (also a
 list of such bodies). A run's create (post) and update (patch) are merged by run ``id``, the
-patch's fields (``outputs``, ``end_time``, ``error``...) overriding the post's.
+patch's fields (``outputs``, ``end_time``, ``error``...) overriding the post's, across every
+file of one load: a trace whose post, patches or child runs are in different files is one run
+(recorded under the file of its root run's post).
 
 Runs are grouped by ``trace_id`` (else by the root reached through ``parent_run_id``): a trace
 is a run, each LangSmith run a step in start order with ``parent_run_id`` as its parent.
@@ -25,9 +27,9 @@ from reportgen.formats.adapters.rows import (
     amount,
     count,
     default_label,
+    explained,
     parse_document,
     require,
-    stage_each,
 )
 from reportgen.formats.adapters.spans import Span, add_trace
 from reportgen.formats.base import StageOptions
@@ -58,7 +60,7 @@ class LangSmithRuns:
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
     ) -> None:
-        stage_each(con, sources, self.name, WHAT, _parse)
+        _stage(con, sources)
 
 
 def _obj(value: Any) -> dict[str, Any]:
@@ -96,43 +98,65 @@ def usage(run: dict[str, Any]) -> tuple[int | None, int | None]:
     return None, None
 
 
-def merge_runs(source: SourceFile, batches: list[Any]) -> list[dict[str, Any]]:
-    """Every run of the batches, a post and its patches merged by id (patch values win,
-    except nulls), in first-seen order."""
-    posts: dict[str, dict[str, Any]] = {}
-    patches: dict[str, list[dict[str, Any]]] = {}
-    for b, batch in enumerate(batches):
-        where = f"[{b}]" if len(batches) > 1 else ""
-        require(source, isinstance(batch, dict), f"expected {WHAT}", where or None)
-        require(
-            source,
-            "post" in batch or "patch" in batch,
-            "required field is missing (post or patch)",
-            f"{where}post" if where else "post",
-        )
-        for part in ("post", "patch"):
-            runs = batch.get(part) or []
-            require(source, isinstance(runs, list), "expected a list", f"{where}{part}")
-            for i, run in enumerate(runs):
-                require(
-                    source,
-                    isinstance(run, dict) and bool(run.get("id")),
-                    "expected a run object with an id",
-                    f"{where}{part}[{i}]",
-                )
-                run_id = str(run["id"])
-                if part == "post":
-                    posts.setdefault(run_id, {}).update(run)
-                else:
-                    patches.setdefault(run_id, []).append(run)
-                    posts.setdefault(run_id, {})
-    merged: dict[str, dict[str, Any]] = {}
-    for run_id, post in posts.items():
-        run = dict(post)
-        for patch in patches.get(run_id, ()):
-            run.update({k: v for k, v in patch.items() if v is not None})
-        merged[run_id] = run
-    return list(merged.values())
+class Merged:
+    """The runs of every file of one load, a post and its patches merged by id across files
+    (patch values win, except nulls), with the file each came from."""
+
+    def __init__(self) -> None:
+        self.posts: dict[str, dict[str, Any]] = {}
+        self.patches: dict[str, list[dict[str, Any]]] = {}
+        self.origin: dict[str, SourceFile] = {}  # the file of the post, else of a patch
+        self._posted: set[str] = set()
+
+    def add(self, source: SourceFile, batches: list[Any]) -> None:
+        """Collect the runs of one file's batches."""
+        for b, batch in enumerate(batches):
+            where = f"[{b}]" if len(batches) > 1 else ""
+            require(source, isinstance(batch, dict), f"expected {WHAT}", where or None)
+            require(
+                source,
+                "post" in batch or "patch" in batch,
+                "required field is missing (post or patch)",
+                f"{where}post" if where else "post",
+            )
+            for part in ("post", "patch"):
+                runs = batch.get(part) or []
+                require(source, isinstance(runs, list), "expected a list", f"{where}{part}")
+                for i, run in enumerate(runs):
+                    require(
+                        source,
+                        isinstance(run, dict) and bool(run.get("id")),
+                        "expected a run object with an id",
+                        f"{where}{part}[{i}]",
+                    )
+                    run_id = str(run["id"])
+                    if part == "post":
+                        self.posts.setdefault(run_id, {}).update(run)
+                        if run_id not in self._posted:
+                            self.origin[run_id] = source
+                            self._posted.add(run_id)
+                    else:
+                        self.patches.setdefault(run_id, []).append(run)
+                        self.posts.setdefault(run_id, {})
+                        self.origin.setdefault(run_id, source)
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Every run, merged, in first-seen order; a run with no ``run_type`` (its post in no
+        file of this load) is an error naming the file of its patch."""
+        merged: list[dict[str, Any]] = []
+        for run_id, post in self.posts.items():
+            run = dict(post)
+            for patch in self.patches.get(run_id, ()):
+                run.update({k: v for k, v in patch.items() if v is not None})
+            require(
+                self.origin[run_id],
+                isinstance(run.get("run_type"), str) and bool(run["run_type"]),
+                "required field is missing (run_type; a patch whose post is in no file of"
+                " this load?)",
+                f"run {run_id}.run_type",
+            )
+            merged.append(run)
+        return merged
 
 
 def _trace_of(run: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> str:
@@ -174,49 +198,62 @@ def _span(run: dict[str, Any], trace_id: str) -> Span:
     )
 
 
-def _parse(rows: Collector, source: SourceFile) -> None:
-    document = parse_document(source, WHAT)
-    batches = document if isinstance(document, list) else [document]
-    runs = merge_runs(source, batches)
-    for run in runs:
-        require(
-            source,
-            isinstance(run.get("run_type"), str) and bool(run["run_type"]),
-            "required field is missing (run_type; a patch whose post is not in this file?)",
-            f"run {run['id']}.run_type",
-        )
+def _stage(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> None:
+    """All files of the load at once, so a trace split across files (a post in one, its patch
+    or child runs in others) is stitched into one run; it is recorded under the file of its
+    root run's post."""
+    merged = Merged()
+    for source in sources:
+        with explained(source, WHAT):
+            document = parse_document(source, WHAT)
+            merged.add(source, document if isinstance(document, list) else [document])
+    rows = Collector(LangSmithRuns.name)
+    runs = merged.runs()
     by_id = {str(r["id"]): r for r in runs}
     traces: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         traces.setdefault(_trace_of(run, by_id), []).append(run)
     for trace_id, members in traces.items():
-        rows.begin(trace_id)
-        facts = add_trace(rows, [_span(r, trace_id) for r in members])
         root = next((r for r in members if not r.get("parent_run_id")), members[0])
-        extra = _obj(root.get("extra"))
-        metadata = _obj(extra.get("metadata"))
-        project = root.get("session_name")
-        task = metadata.get("task_id") or metadata.get("task") or root.get("name")
-        outputs = root.get("outputs")
-        rows.end(
-            source,
-            task_id=str(task or facts["root_name"] or source.path.name.split(".")[0]),
-            label=str(project)
-            if isinstance(project, str) and project and project != "default"
-            else default_label(source),
-            suite="langsmith",
-            started_at=facts["started_at"],
-            latency_ms=facts["latency_ms"],
-            output=_final_text(outputs),
-            meta={
-                "trace_id": trace_id,
-                "project": project,
-                "tags": root.get("tags") if isinstance(root.get("tags"), list) else None,
-                "model": metadata.get("ls_model_name"),
-                "provider": metadata.get("ls_provider"),
-                "error": root.get("error") or None,
-            },
-        )
+        source = merged.origin[str(root["id"])]
+        with explained(source, WHAT):
+            _trace(rows, source, trace_id, members, root)
+    rows.flush(con)
+
+
+def _trace(
+    rows: Collector,
+    source: SourceFile,
+    trace_id: str,
+    members: list[dict[str, Any]],
+    root: dict[str, Any],
+) -> None:
+    rows.begin(trace_id)
+    facts = add_trace(rows, [_span(r, trace_id) for r in members])
+    extra = _obj(root.get("extra"))
+    metadata = _obj(extra.get("metadata"))
+    project = root.get("session_name")
+    task = metadata.get("task_id") or metadata.get("task") or root.get("name")
+    outputs = root.get("outputs")
+    rows.end(
+        source,
+        task_id=str(task or facts["root_name"] or source.path.name.split(".")[0]),
+        label=str(project)
+        if isinstance(project, str) and project and project != "default"
+        else default_label(source),
+        suite="langsmith",
+        started_at=facts["started_at"],
+        latency_ms=facts["latency_ms"],
+        output=_final_text(outputs),
+        meta={
+            "trace_id": trace_id,
+            "project": project,
+            "tags": root.get("tags") if isinstance(root.get("tags"), list) else None,
+            "model": metadata.get("ls_model_name"),
+            "provider": metadata.get("ls_provider"),
+            "error": root.get("error") or None,
+        },
+    )
 
 
 def _final_text(outputs: Any) -> str | None:

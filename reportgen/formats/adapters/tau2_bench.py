@@ -24,7 +24,13 @@ from reportgen.formats.adapters.rows import (
     require,
     stage_each,
 )
-from reportgen.formats.adapters.tau_bench import ChatStep, emit, is_tool_error, take_pending
+from reportgen.formats.adapters.tau_bench import (
+    ChatStep,
+    emit,
+    heard,
+    is_tool_error,
+    take_pending,
+)
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -67,10 +73,13 @@ def _steps(messages: list[Any]) -> list[ChatStep]:
     steps: list[ChatStep] = []
     pending: dict[str, ChatStep] = {}
     previous: float | None = None
+    since: list[Any] = []
     for message in messages:
         role = message.get("role")
         stamp = message.get("timestamp")
         now = _seconds(stamp)
+        if role in ("user", "tool"):
+            since.append(message)
         if role == "assistant":
             usage = message.get("usage") or {}
             calls = message.get("tool_calls") or []
@@ -81,7 +90,10 @@ def _steps(messages: list[Any]) -> list[ChatStep]:
             for call, step in zip(calls, made, strict=True):
                 pending[str(call.get("id"))] = step
             if not made and message.get("content"):
-                made = [ChatStep("llm", "reply", output=message["content"])]
+                made = [ChatStep("llm", "reply", input=heard(since), output=message["content"])]
+                since = []
+            elif message.get("content"):
+                since.append(message)  # text beside tool calls: shown with the next reply
             if made:
                 first = made[0]
                 first.tokens_in = count(usage.get("prompt_tokens"))
@@ -123,7 +135,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
     domain = str(env.get("domain_name") or "") or None
     model = str(agent.get("llm") or "") or "unknown-model"
     stamp = document.get("timestamp")
-    batch = stamp[:10] if isinstance(stamp, str) and len(stamp) >= 10 else None
+    file_stamp = stamp if isinstance(stamp, str) else None
     for position, sim in enumerate(simulations):
         where = f"simulations[{position}]"
         require(source, isinstance(sim, dict), "expected an object", where)
@@ -142,9 +154,10 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             task_id=str(sim["task_id"]),
             label=domain,
             suite=f"tau2-bench/{model}",
-            batch=batch,
             trial=count(sim.get("trial")) or 0,
-            started_at=sim.get("start_time") if isinstance(sim.get("start_time"), str) else None,
+            started_at=(
+                sim.get("start_time") if isinstance(sim.get("start_time"), str) else file_stamp
+            ),
             reward=reward,
             success=None if reward is None else reward >= 1,
             cost_usd=amount(sim.get("agent_cost")),

@@ -4,8 +4,9 @@
 Shared with tau2-bench: the agent's turns become steps. Each tool call of an assistant message
 is a ``tool`` step (its result, matched by call id, gives the output and the status: an error
 flag or ``Error:`` text is an error); an assistant message with text and no tool call is an
-``llm`` step ``reply``. User (simulated customer) and system messages are not agent steps. A
-message's tokens, cost and latency go to its first step."""
+``llm`` step ``reply``, whose input is what it answered: the user (simulated customer) turns,
+tool results and the agent's own text beside tool calls since its previous reply, as text. User and system messages are not agent
+steps of their own. A message's tokens, cost and latency go to its first step."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from reportgen.formats.adapters.messages import content_text
 from reportgen.formats.adapters.rows import (
     Collector,
     maybe_json,
@@ -60,6 +62,18 @@ def take_pending(pending: dict[str, ChatStep], call_id: Any) -> ChatStep | None:
     if step is None and pending:
         step = pending.pop(next(iter(pending)))
     return step
+
+
+def heard(messages: list[Any]) -> str | None:
+    """What an agent reply answers: the messages since its previous reply (user turns, tool
+    results, and its own text beside tool calls, which has no step of its own), as text, each
+    prefixed by its role. So no user turn before the last reply is left off the page."""
+    parts = []
+    for message in messages:
+        text = content_text(message.get("content"))
+        if text is not None:
+            parts.append(f"{message.get('role')}: {text}")
+    return "\n\n".join(parts) or None
 
 
 def emit(rows: Collector, steps: list[ChatStep]) -> None:
@@ -110,8 +124,11 @@ def _domain(traj: list[Any]) -> str | None:
 def _steps(traj: list[Any]) -> list[ChatStep]:
     steps: list[ChatStep] = []
     pending: dict[str, ChatStep] = {}
+    since: list[Any] = []
     for message in traj:
         role = message.get("role")
+        if role in ("user", "tool"):
+            since.append(message)
         if role == "assistant":
             calls = message.get("tool_calls") or []
             for call in calls:
@@ -124,7 +141,12 @@ def _steps(traj: list[Any]) -> list[ChatStep]:
                 steps.append(step)
                 pending[str(call.get("id"))] = step
             if not calls and message.get("content"):
-                steps.append(ChatStep("llm", "reply", output=message["content"]))
+                steps.append(
+                    ChatStep("llm", "reply", input=heard(since), output=message["content"])
+                )
+                since = []
+            elif message.get("content"):
+                since.append(message)  # text beside tool calls: shown with the next reply
         elif role == "tool":
             answered = take_pending(pending, message.get("tool_call_id"))
             if answered is not None:

@@ -34,5 +34,9 @@ SELECT source_file, field, problem FROM (
     UNION ALL SELECT source_file, 'tokens_out', 'must be a non-negative integer' FROM stage_iter_raw WHERE rg_bad_count(tokens_out)
     UNION ALL SELECT source_file, 'usd', 'must be a finite number >= 0' FROM stage_iter_raw WHERE rg_bad_amount(usd)
     UNION ALL SELECT source_file, 'certified', 'must be true or false' FROM stage_iter_raw WHERE rg_bad_bool(certified)
+    UNION ALL SELECT source_file, 'backlog_steps', 'must be a positive integer'
+        FROM stage_iter_raw
+        WHERE rg_bad_count(backlog_steps) OR rg_bad_int(backlog_steps)
+           OR TRY_CAST(backlog_steps AS DOUBLE) < 1
 )
 ORDER BY source_file, field

@@ -16,6 +16,6 @@ FROM read_json(
         'resolved': 'JSON', 'persisting': 'JSON', 'new': 'JSON', 'output': 'JSON',
         'patch_lines': 'JSON', 'patch_distance': 'JSON', 'patch': 'JSON',
         'tool_calls': 'JSON', 'tool_errors': 'JSON', 'tokens_in': 'JSON', 'tokens_out': 'JSON',
-        'usd': 'JSON', 'certified': 'JSON', 'normaliser': 'JSON'
+        'usd': 'JSON', 'certified': 'JSON', 'normaliser': 'JSON', 'backlog_steps': 'JSON'
     }
 )

@@ -34,6 +34,7 @@ SELECT
     CAST(r.tokens_out AS BIGINT) AS tokens_out,
     CAST(r.usd AS DOUBLE) AS usd,
     CAST(r.certified AS BOOLEAN) AS certified,
+    CAST(r.backlog_steps AS INTEGER) AS backlog_steps,
     f.display_path AS source_file,
     f.content_hash
 FROM stage_iter_raw AS r

@@ -4,9 +4,9 @@
 -- Needs: temp tables stage_trace_raw (trace_read.sql rows, made by
 --   reportgen.formats.duck.read_or_explain), stage_files (made by
 --   reportgen.ingest.loader._stage_files); macros rg_text, rg_time, rg_absent (macros.sql).
--- Defaults: label = the file's folder name, suite = 'default', batch = UTC date of started_at
--- (else 'undated'), trial = 0, run_id = task id plus a hash of the file name and the run's
--- content.
+-- Defaults: label = the file's folder name, suite = 'default', trial = 0, run_id = task id
+-- plus a hash of the file name and the run's content. batch stays NULL when not given: the
+-- loader assigns it over the whole load (reportgen/ingest/default_batches.sql).
 CREATE OR REPLACE TEMP TABLE stage_trace_runs AS
 SELECT
     r.rid,
@@ -17,7 +17,7 @@ SELECT
     coalesce(rg_text(r.suite), 'default') AS suite,
     coalesce(rg_text(r.label), f.default_label) AS label,
     rg_text(r.task_id) AS task_id,
-    coalesce(rg_text(r.batch), strftime(rg_time(r.started_at), '%Y-%m-%d'), 'undated') AS batch,
+    rg_text(r.batch) AS batch,
     coalesce(CAST(r.trial AS INTEGER), 0) AS trial,
     rg_time(r.started_at) AS started_at,
     CASE WHEN rg_absent(r.meta) THEN NULL ELSE r.meta END AS meta,

@@ -12,13 +12,15 @@
 --   persisting       as given, else prev_failing ∩ failing      (unmoved)
 --   new              as given, else failing - prev_failing      (introduced by this attempt);
 --                    NULL when either set is unknown
---   patch_distance   as given, else rapidfuzz ratio / 100 of this and the previous patch of the
---                    step (rg_patch_ratio): 1.0 = same patch (refining), near 0 = rewritten
+--   patch_distance   as given, else the line-level similarity of this and the previous patch
+--                    of the step (rg_patch_ratio: Indel similarity of their changed lines):
+--                    1.0 = same patch (refining), near 0 = rewritten
 --   diff_volume      lines changed against the last certified state: patch_lines, else counted
 --                    from the patch (the record's patch is the diff since the last certification)
 --   tool_error_rate  tool_errors / tool_calls (absent errors count 0); NULL without calls
 --   tokens           tokens_in + tokens_out, an absent count as 0; usd likewise
 --   certified        as given, else exit_code = 0
+--   backlog_steps    the run's backlog size as this record gives it (NULL: not given)
 WITH base AS (
     SELECT
         run_id,
@@ -43,6 +45,7 @@ WITH base AS (
         tokens_out,
         usd,
         coalesce(certified, exit_code = 0, false) AS certified,
+        backlog_steps,
         row_number() OVER (PARTITION BY run_id, step ORDER BY attempt, iter) AS step_seq,
         lag(patch) OVER (PARTITION BY run_id, step ORDER BY attempt, iter) AS prev_patch
     FROM iterations
@@ -98,6 +101,7 @@ SELECT
     tool_errors,
     CAST(coalesce(tool_errors, 0) AS DOUBLE) / nullif(tool_calls, 0) AS tool_error_rate,
     coalesce(tokens_in, 0) + coalesce(tokens_out, 0) AS tokens,
-    coalesce(usd, 0.0) AS usd
+    coalesce(usd, 0.0) AS usd,
+    backlog_steps
 FROM with_prev
 ORDER BY run_id, iter

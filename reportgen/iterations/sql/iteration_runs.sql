@@ -4,6 +4,9 @@
 --   (iteration_steps.sql), both made by reportgen.iterations.analysis.prepare.
 -- Columns:
 --   certified_steps             steps with a certified attempt
+--   n_steps                     steps attempted
+--   backlog_steps               the backlog size its records give (the largest), never fewer
+--                               than the steps attempted; NULL when no record gives one
 --   tokens, usd                 everything the run spent (tokens = in + out)
 --   *_per_certified_step        tokens (usd) / certified_steps; NULL, with per_certified_reason,
 --                               when no step is certified (never an infinity)
@@ -25,7 +28,8 @@ WITH totals AS (
         CAST(sum(tool_calls) AS BIGINT) AS tool_calls,
         CAST(sum(tool_errors) AS BIGINT) AS tool_errors,
         CAST(sum(coalesce(tool_errors, 0)) FILTER (WHERE tool_calls IS NOT NULL) AS DOUBLE)
-            AS rated_errors
+            AS rated_errors,
+        max(backlog_steps) AS backlog_steps
     FROM iteration_attempts
     GROUP BY run_id
 ),
@@ -60,6 +64,8 @@ SELECT
     t.first_iter,
     t.last_iter,
     s.n_steps,
+    CASE WHEN t.backlog_steps IS NOT NULL
+         THEN greatest(t.backlog_steps, s.n_steps) END AS backlog_steps,
     s.certified_steps,
     s.backlog,
     t.tokens,
