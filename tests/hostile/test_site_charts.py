@@ -37,7 +37,7 @@ def _figures(site: Path) -> Iterator[tuple[Path, Any]]:
         for block in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', html, re.S):
             yield page, json.loads(block)
     for script in site.rglob("*.js"):
-        if script.parent.name != "assets":
+        if script.parent.name not in ("assets", "search"):  # search/: the search index
             text = script.read_text(encoding="utf-8")
             yield script, json.loads(text[text.index("]=") + 2 : text.rindex(";")])
 

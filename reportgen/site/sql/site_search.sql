@@ -1,11 +1,11 @@
--- site_search: the search index's postings: every word (2 to 40 characters of [a-z0-9_],
--- lower-cased) of each step's action, input, output and status, and of each run's task id,
--- suite, label, batch, meta and output, with the runs and steps it occurs in.
+-- site_search: the search index's postings: every word of each step and run, with where it is.
+-- Words are 2 to 40 characters of [a-z0-9_], lower-cased, from a step's action, input, output
 -- Grain: one row per word, ordered by word; postings is the sorted list of run_no * 1000000
 --   + idx + 1 (idx -1 for a match in the run itself, so 0 means "the run").
 -- Needs: temp table rg_search_runs (run_no, run_id, steps: whether the run's steps are
 --   indexed), made by reportgen.site.search from the runs the site shows; archive tables
 --   steps, runs (or the redacted views shadowing them).
+-- and status, and from a run's task id, suite, label, batch, meta and output.
 -- Long texts count by their first 4,000 characters; words of only digits longer than 6 are
 -- left out (ids and timestamps would swell the index without helping anyone find a step).
 WITH texts AS (
