@@ -19,7 +19,6 @@ from typing import Any, Final, cast
 import duckdb
 import numpy as np
 import numpy.typing as npt
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -32,7 +31,6 @@ from reportgen.divergence.records import PairRecord, RunTotals
 from reportgen.divergence.reference import (
     DELTA_NOTES,
     Run,
-    argument_diff,
     canonical_json,
     normalise_status,
 )
@@ -606,33 +604,6 @@ def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[PairRecord]:
     return _assemble(chunk.columns, chunk.b_run, chunk.c_run, metrics, loops, run_totals, diffs)
 
 
-def _argument_diffs(con: duckdb.DuckDBPyConnection, records: list[PairRecord]) -> None:
-    """Give every modified diff row its ``argument_diff`` (reference.argument_diff), reading
-    the inputs of those steps only, in one query."""
-    rows = [(rec, d) for rec in records for d in rec["step_diffs"] if d["status"] == "modified"]
-    if not rows:
-        return
-    run_ids: list[str] = []
-    idxs: list[int] = []
-    for rec, d in rows:
-        assert d["baseline_index"] is not None and d["candidate_index"] is not None
-        run_ids += [rec["baseline_run_id"], rec["candidate_run_id"]]
-        idxs += [d["baseline_index"], d["candidate_index"]]
-    con.register(
-        "rg_wanted_inputs", pa.table({"run_id": run_ids, "pos": pa.array(idxs, pa.int32())})
-    )
-    try:
-        got = con.sql(load_sql("step_inputs")).fetchall()
-    finally:
-        con.unregister("rg_wanted_inputs")
-    inputs = {(r, i): None if t is None else orjson.loads(t) for r, i, t in got}
-    for rec, d in rows:
-        d["argument_diff"] = argument_diff(
-            inputs.get((rec["baseline_run_id"], d["baseline_index"])),
-            inputs.get((rec["candidate_run_id"], d["candidate_index"])),
-        )
-
-
 def pair_metrics(
     con: duckdb.DuckDBPyConnection,
     pairs: Sequence[PairLike],
@@ -667,7 +638,6 @@ def pair_metrics(
                 del chunk
                 if progress is not None:
                     progress("computing metrics", len(out), total)
-            _argument_diffs(con, out)
             return out
     finally:
         reader.shutdown(wait=True, cancel_futures=True)

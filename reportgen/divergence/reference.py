@@ -141,16 +141,18 @@ class StepDiff:
     candidate_index: int | None
     action: str
     argument_diff: dict[str, Any] | None = None  # modified rows: the per-key input diff
+    with_argument_diff: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON contract form of the diff row (``argument_diff`` on modified rows only)."""
+        """The JSON contract form of the diff row (``argument_diff`` on modified rows, when
+        asked for)."""
         row: dict[str, Any] = {
             "status": self.status,
             "baseline_index": self.baseline_index,
             "candidate_index": self.candidate_index,
             "action": self.action,
         }
-        if self.status == "modified":
+        if self.status == "modified" and self.with_argument_diff:
             row["argument_diff"] = self.argument_diff
         return row
 
@@ -466,9 +468,15 @@ def detect_loops(
 
 
 def step_diffs(
-    baseline: Sequence[Step], candidate: Sequence[Step], alignment: Iterable[AlignedIndices]
+    baseline: Sequence[Step],
+    candidate: Sequence[Step],
+    alignment: Iterable[AlignedIndices],
+    *,
+    argument_diffs: bool = False,
 ) -> list[StepDiff]:
-    """The aligned diff: matched, or modified when the status, input or output of a match differs."""
+    """The aligned diff: matched, or modified when the status, input or output of a match
+    differs; ``argument_diffs`` gives modified rows their per-key input diff (the JSON
+    output adds it where it attaches the steps: reportgen.divergence.compare)."""
     out: list[StepDiff] = []
     for bi, ci in alignment:
         if bi is None:
@@ -484,7 +492,8 @@ def step_diffs(
             if same:
                 out.append(StepDiff("matched", bi, ci, b.action))
             else:
-                out.append(StepDiff("modified", bi, ci, b.action, argument_diff(b.input, c.input)))
+                diff = argument_diff(b.input, c.input) if argument_diffs else None
+                out.append(StepDiff("modified", bi, ci, b.action, diff, argument_diffs))
     return out
 
 
@@ -535,8 +544,15 @@ def _as_run(x: Run | Sequence[Step]) -> Run:
     return x if isinstance(x, Run) else Run(steps=tuple(x))
 
 
-def compare_pair(baseline: Run | Sequence[Step], candidate: Run | Sequence[Step]) -> dict[str, Any]:
-    """Every divergence metric of one pair, in the JSON contract shape ``pair_metrics`` returns."""
+def compare_pair(
+    baseline: Run | Sequence[Step],
+    candidate: Run | Sequence[Step],
+    *,
+    argument_diffs: bool = False,
+) -> dict[str, Any]:
+    """Every divergence metric of one pair, in the JSON contract shape ``pair_metrics`` returns;
+    ``argument_diffs``: modified rows also carry ``argument_diff``, as ``compare --json``
+    gives them once the steps are attached."""
     base, cand = _as_run(baseline), _as_run(candidate)
     bs, cs = list(base.steps), list(cand.steps)
     b_sigs = [s.signature for s in bs]
@@ -611,7 +627,9 @@ def compare_pair(baseline: Run | Sequence[Step], candidate: Run | Sequence[Step]
         result[f"{key}_delta_percentage"] = value
         if note is not None:
             result[f"{key}_delta_note"] = note
-    result["step_diffs"] = [d.as_dict() for d in step_diffs(bs, cs, alignment)]
+    result["step_diffs"] = [
+        d.as_dict() for d in step_diffs(bs, cs, alignment, argument_diffs=argument_diffs)
+    ]
     for side, steps, totals in (("baseline", bs, bt), ("candidate", cs, ct)):
         result[f"{side}_totals"] = {
             "steps": len(steps),

@@ -82,14 +82,15 @@ def _task_id(trace: dict[str, Any]) -> str:
     return "task-" + hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
-def _prompt(tokens: dict[str, Any]) -> int | None:
-    """Prompt tokens; a ``total_tokens`` given without prompt and completion counts (as
-    AgentDiff's own export writes them) stands for the whole, booked as prompt tokens, so
-    the token total is ``total_tokens`` as AgentDiff reads it."""
+def _tokens(tokens: dict[str, Any]) -> tuple[int | None, int | None]:
+    """Prompt and completion tokens. A ``total_tokens`` given without the parts (as
+    AgentDiff's own export writes run totals) stands for the whole: booked as prompt tokens
+    with 0 completion tokens, so the token total is ``total_tokens``, as AgentDiff reads it."""
     prompt, completion = count(tokens.get("prompt_tokens")), count(tokens.get("completion_tokens"))
-    if not prompt and not completion:
-        return count(tokens.get("total_tokens")) or prompt
-    return prompt
+    total = count(tokens.get("total_tokens"))
+    if not prompt and not completion and total:
+        return total, 0
+    return prompt, completion
 
 
 def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) -> None:
@@ -154,6 +155,7 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
                 line,
             )
         tokens = step.get("tokens") if isinstance(step.get("tokens"), dict) else {}
+        step_in, step_out = _tokens(tokens)
         output = step.get("output_payload")
         if output is None and step.get("error_message"):
             output = {"error": step["error_message"]}
@@ -163,13 +165,14 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
             status or "ok",
             input=step.get("input_payload"),
             output=output,
-            tokens_in=_prompt(tokens),
-            tokens_out=count(tokens.get("completion_tokens")),
+            tokens_in=step_in,
+            tokens_out=step_out,
             cost_usd=amount(tokens.get("estimated_cost_usd")),
             latency_ms=amount(step.get("latency_ms")),
             parent=index_of.get(str(step.get("parent_id"))),
         )
     totals = trace.get("total_tokens") if isinstance(trace.get("total_tokens"), dict) else {}
+    run_in, run_out = _tokens(totals)
     final = trace.get("final_output")
     rows.end(
         source,
@@ -187,8 +190,8 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
         output=json.dumps(final, sort_keys=True) if final else None,
         # AgentDiff writes 0 for totals it was not given: a zero total is "not given" here,
         # so metrics fall back to the sums of the steps.
-        tokens_in=_prompt(totals) or None,
-        tokens_out=count(totals.get("completion_tokens")) or None,
+        tokens_in=run_in or None,
+        tokens_out=None if not run_in and not run_out else run_out,
         cost_usd=amount(totals.get("estimated_cost_usd")) or None,
         latency_ms=amount(trace.get("total_latency_ms")) or None,
         source_line=line,
