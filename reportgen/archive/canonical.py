@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import duckdb
@@ -19,6 +20,11 @@ from duckdb.func import PythonUDFType
 
 #: Name of the DuckDB function (VARCHAR -> VARCHAR) that step_hashes.sql calls.
 FUNCTION = "rg_canonical_json"
+
+
+#: Where orjson's text may hold a float equal to an integer (``1.0``, ``1e+16``); a match
+#: inside a string only costs the walk, never a wrong answer.
+_MAYBE_INTEGRAL_FLOAT = re.compile(r"\d\.0(?![0-9])|\de")
 
 
 def _canon(value: Any) -> Any:
@@ -45,15 +51,23 @@ def canonical_text(text: str | None) -> str | None:
             value = json.loads(text)  # integers beyond 64 bits
         except ValueError:
             return text
+    try:
+        out = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # integers beyond 64 bits
+        value = _canon(value)
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if _MAYBE_INTEGRAL_FLOAT.search(out) is None:
+        return out  # no float that equals an integer (the common case: no walk)
     value = _canon(value)
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-    except TypeError:  # integers beyond 64 bits
+    except TypeError:  # a huge integral float (1e300) is a huge integer
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _batch(texts: pa.Array) -> pa.Array:
-    return pa.array([canonical_text(t) for t in texts.to_pylist()], type=pa.string())
+    canon = canonical_text
+    return pa.array([canon(t) for t in texts.to_pylist()], type=pa.string())
 
 
 def register_canonical(con: duckdb.DuckDBPyConnection) -> None:

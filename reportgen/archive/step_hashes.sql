@@ -1,6 +1,6 @@
 -- step_hashes: defines the two per-step hashes the pair metrics compare, as macros for every
 -- connection.
--- Grain: none: defines macros rg_step_signature, rg_step_payload.
+-- Grain: none: defines macros rg_step_signature, rg_step_canonical, rg_step_payload.
 -- Needs: the function rg_canonical_json (registered first by define_step_hashes). Executed by
 --   reportgen.archive.connection.define_step_hashes on every connection connect() opens, and
 --   again before use by the pair metrics, insert_runs and the convergence trajectories.
@@ -18,8 +18,16 @@
 -- releases, so connect() checks a probe value and recomputes stored hashes when it changed.
 CREATE OR REPLACE TEMP MACRO rg_step_signature(type, action, input_keys) AS
     hash(type, action, input_keys);
+-- rg_step_canonical: a JSON string literal without escapes is canonical as it is (the common
+-- tool output), so only other payloads go through the Python function.
+CREATE OR REPLACE TEMP MACRO rg_step_canonical(json_text) AS
+    CASE
+        WHEN json_text IS NULL THEN 'null'
+        WHEN starts_with(json_text, '"') AND NOT contains(json_text, '\') THEN json_text
+        ELSE coalesce(rg_canonical_json(json_text), 'null')
+    END;
 CREATE OR REPLACE TEMP MACRO rg_step_payload(input, output) AS
     hash(
-        coalesce(rg_canonical_json(CAST(input AS VARCHAR)), 'null'),
-        coalesce(rg_canonical_json(CAST(output AS VARCHAR)), 'null')
+        rg_step_canonical(CAST(input AS VARCHAR)),
+        rg_step_canonical(CAST(output AS VARCHAR))
     );

@@ -592,3 +592,54 @@ def common_prefixes(
             while k < n and sig[b_start[p] + k] == sig[c_start[p] + k]:
                 k += 1
             out[p] = -1 if (k == n and b_len[p] == c_len[p]) else k
+
+
+ctypedef struct _Call:
+    int64_t sig
+    int64_t payload
+
+
+cdef int _cmp_calls(const void* a, const void* b) noexcept nogil:
+    cdef const _Call* x = <const _Call*> a
+    cdef const _Call* y = <const _Call*> b
+    if x.sig != y.sig:
+        return -1 if x.sig < y.sig else 1
+    if x.payload != y.payload:
+        return -1 if x.payload < y.payload else 1
+    return 0
+
+
+cdef extern from "stdlib.h":
+    void qsort(void* base, size_t n, size_t size, int (*cmp)(const void*, const void*) noexcept nogil) nogil
+
+
+def identical_calls(
+    const int64_t[::1] sig,
+    const int64_t[::1] payload,
+    const int64_t[::1] off,
+    int64_t[::1] out,
+):
+    """Per run (steps off[r]:off[r + 1]), the steps whose (signature, payload) an earlier step
+    of the run already had: the run's steps sorted by that pair, equal neighbours counted."""
+    cdef Py_ssize_t runs = off.shape[0] - 1
+    cdef int64_t r, i, n, longest = 1, dup
+    for r in range(runs):
+        longest = max(longest, off[r + 1] - off[r])
+    cdef _Call* buf = <_Call*> malloc(longest * sizeof(_Call))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for r in range(runs):
+                n = off[r + 1] - off[r]
+                for i in range(n):
+                    buf[i].sig = sig[off[r] + i]
+                    buf[i].payload = payload[off[r] + i]
+                qsort(buf, n, sizeof(_Call), _cmp_calls)
+                dup = 0
+                for i in range(1, n):
+                    if buf[i].sig == buf[i - 1].sig and buf[i].payload == buf[i - 1].payload:
+                        dup += 1
+                out[r] = dup
+    finally:
+        free(buf)

@@ -528,15 +528,10 @@ def _to_step_index(
 
 def _identical_calls(steps: _Steps) -> IntArray:
     """Per run, the steps that repeat an earlier step of the run with the same signature and
-    payload (reference.identical_calls), anywhere in the run."""
-    runs = steps.off.size - 1
-    seg = _seg(steps.off)
-    if not seg.size:
-        return np.zeros(runs, dtype=np.int64)
-    o = np.lexsort((steps.payload, steps.sig, seg))
-    s_seg, s_sig, s_pay = seg[o], steps.sig[o], steps.payload[o]
-    dup = (s_seg[1:] == s_seg[:-1]) & (s_sig[1:] == s_sig[:-1]) & (s_pay[1:] == s_pay[:-1])
-    return np.bincount(s_seg[1:][dup], minlength=runs).astype(np.int64)
+    payload (reference.identical_calls), anywhere in the run (compiled, run by run)."""
+    out = np.zeros(steps.off.size - 1, dtype=np.int64)
+    _kernels.identical_calls(steps.sig, steps.payload, steps.off, out)
+    return out
 
 
 def _first_divergence(
