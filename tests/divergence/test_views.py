@@ -78,7 +78,7 @@ def test_tau2_task_24_first_divergence(tmp_path: Path) -> None:
     # AgentDiff's traceback: the greeting b#0 pairs with c#16
     assert (rows[0]["status"], rows[0]["candidate_index"]) == ("added", 0)
     assert pair["first_divergence"] == {"position": 2, "baseline_index": None, "candidate_index": 2}
-    opening = [r for r in rows if r["baseline_index"] == 0][0]
+    opening = next(r for r in rows if r["baseline_index"] == 0)
     assert opening["baseline_step"]["output"] == "Hi! How can I help you today?"
     text = CliRunner().invoke(app, ["compare", str(base), str(cand), "--explain", "--tree"]).stdout
     block = text[text.index(f"== {pair_id}  (") :]
