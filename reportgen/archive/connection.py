@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 
 from reportgen._sql import load_sql
+from reportgen.archive.canonical import register_canonical
 from reportgen.errors import InputError
 
 DEFAULT_DB = "reportgen.duckdb"
@@ -242,7 +243,9 @@ def _open(target: str, read_only: bool, name: str) -> duckdb.DuckDBPyConnection:
 
 
 def define_step_hashes(con: duckdb.DuckDBPyConnection) -> None:
-    """Define the step hash macros (step_hashes.sql) on ``con``; harmless to repeat."""
+    """Define the step hash macros (step_hashes.sql) and the canonical JSON function they
+    call on ``con``; harmless to repeat."""
+    register_canonical(con)
     con.execute(load_sql("step_hashes"))
 
 

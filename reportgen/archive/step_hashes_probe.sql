@@ -5,4 +5,4 @@
 --   reportgen.archive.connection._open). Run by reportgen.archive.connection._probe.
 SELECT
     CAST(rg_step_signature('probe', 'probe', ['probe']) AS VARCHAR)
-    || ':' || CAST(rg_step_payload('{"probe":1}', NULL) AS VARCHAR) AS probe
+    || ':' || CAST(rg_step_payload('{"probe":1.0,"a":[2]}', NULL) AS VARCHAR) AS probe

@@ -499,3 +499,147 @@ def run_folds(
                 folds[r] = acc
     finally:
         free(placed)
+
+
+def alignment_orders(
+    const int64_t[::1] parent,
+    const int64_t[::1] off,
+    int64_t[::1] order,
+    int8_t[::1] cycle,
+):
+    """AgentDiff's alignment order of every run (reference.alignment_order): run r owns
+    parent[off[r]:off[r + 1]] (the parent's index within the run, -1 for none; one outside
+    the run is none too) and gets order[off[r]:off[r + 1]], the step indices generation by
+    generation (roots in step order, then their children parent by parent, each parent's
+    children in step order), or 0..n-1 with cycle[r] = 1 when the parents form a cycle.
+    Breadth-first over child lists, O(steps); returns True when some run is not in step
+    order."""
+    cdef Py_ssize_t runs = off.shape[0] - 1
+    cdef int64_t total = parent.shape[0]
+    cdef int64_t r, i, k, n, base, p, head, tail, node, child
+    cdef bint moved = False
+    cdef int64_t* first = <int64_t*> malloc(max(total, 1) * sizeof(int64_t))
+    cdef int64_t* last = <int64_t*> malloc(max(total, 1) * sizeof(int64_t))
+    cdef int64_t* nxt = <int64_t*> malloc(max(total, 1) * sizeof(int64_t))
+    if first == NULL or last == NULL or nxt == NULL:
+        free(first)
+        free(last)
+        free(nxt)
+        raise MemoryError()
+    try:
+        with nogil:
+            for r in range(runs):
+                base = off[r]
+                n = off[r + 1] - base
+                cycle[r] = 0
+                for i in range(n):
+                    first[base + i] = -1
+                    last[base + i] = -1
+                    nxt[base + i] = -1
+                tail = 0
+                for i in range(n):  # roots in step order; child lists in step order
+                    p = parent[base + i]
+                    if p < 0 or p >= n:
+                        order[base + tail] = i
+                        tail += 1
+                    elif last[base + p] < 0:
+                        first[base + p] = i
+                        last[base + p] = i
+                    else:
+                        nxt[base + last[base + p]] = i
+                        last[base + p] = i
+                head = 0
+                while head < tail:  # the queue is the order: generation after generation
+                    node = order[base + head]
+                    head += 1
+                    child = first[base + node]
+                    while child >= 0:
+                        order[base + tail] = child
+                        tail += 1
+                        child = nxt[base + child]
+                if tail < n:
+                    cycle[r] = 1
+                    for i in range(n):
+                        order[base + i] = i
+                else:
+                    for k in range(n):
+                        if order[base + k] != k:
+                            moved = True
+                            break
+    finally:
+        free(first)
+        free(last)
+        free(nxt)
+    return moved
+
+
+def common_prefixes(
+    const int64_t[::1] sig,
+    const int64_t[::1] b_start,
+    const int64_t[::1] b_len,
+    const int64_t[::1] c_start,
+    const int64_t[::1] c_len,
+    int64_t[::1] out,
+):
+    """Length of the common prefix of each pair's two step sequences (sig[b_start[p]:][:b_len[p]]
+    and likewise for the candidate): where they first differ; -1 when they are equal."""
+    cdef Py_ssize_t p, pairs = b_start.shape[0]
+    cdef int64_t k, n
+    with nogil:
+        for p in range(pairs):
+            n = min(b_len[p], c_len[p])
+            k = 0
+            while k < n and sig[b_start[p] + k] == sig[c_start[p] + k]:
+                k += 1
+            out[p] = -1 if (k == n and b_len[p] == c_len[p]) else k
+
+
+ctypedef struct _Call:
+    int64_t sig
+    int64_t payload
+
+
+cdef int _cmp_calls(const void* a, const void* b) noexcept nogil:
+    cdef const _Call* x = <const _Call*> a
+    cdef const _Call* y = <const _Call*> b
+    if x.sig != y.sig:
+        return -1 if x.sig < y.sig else 1
+    if x.payload != y.payload:
+        return -1 if x.payload < y.payload else 1
+    return 0
+
+
+cdef extern from "stdlib.h":
+    void qsort(void* base, size_t n, size_t size, int (*cmp)(const void*, const void*) noexcept nogil) nogil
+
+
+def identical_calls(
+    const int64_t[::1] sig,
+    const int64_t[::1] payload,
+    const int64_t[::1] off,
+    int64_t[::1] out,
+):
+    """Per run (steps off[r]:off[r + 1]), the steps whose (signature, payload) an earlier step
+    of the run already had: the run's steps sorted by that pair, equal neighbours counted."""
+    cdef Py_ssize_t runs = off.shape[0] - 1
+    cdef int64_t r, i, n, longest = 1, dup
+    for r in range(runs):
+        longest = max(longest, off[r + 1] - off[r])
+    cdef _Call* buf = <_Call*> malloc(longest * sizeof(_Call))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for r in range(runs):
+                n = off[r + 1] - off[r]
+                for i in range(n):
+                    buf[i].sig = sig[off[r] + i]
+                    buf[i].payload = payload[off[r] + i]
+                qsort(buf, n, sizeof(_Call), _cmp_calls)
+                dup = 0
+                for i in range(1, n):
+                    if buf[i].sig == buf[i - 1].sig and buf[i].payload == buf[i - 1].payload:
+                        dup += 1
+                out[r] = dup
+    finally:
+        free(buf)

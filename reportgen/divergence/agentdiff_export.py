@@ -20,24 +20,25 @@ def to_agentdiff_trace(run: Run, trace_id: str, *, wrap_outputs: bool = False) -
         output = s.output
         if wrap_outputs and not isinstance(output, dict):
             output = {"value": output}
-        steps.append(
-            {
-                "step_id": f"s{i}",
-                "step_index": i,
-                "step_type": s.type,
-                "name": s.action,
-                "input_payload": s.input if isinstance(s.input, dict) else {},
-                "output_payload": output,
-                "status": "success" if normalise_status(s.status) == "ok" else s.status,
-                "latency_ms": s.latency_ms or 0.0,
-                "tokens": {
-                    "prompt_tokens": t_in,
-                    "completion_tokens": t_out,
-                    "total_tokens": t_in + t_out,
-                    "estimated_cost_usd": s.cost_usd or 0.0,
-                },
-            }
-        )
+        step: dict[str, Any] = {
+            "step_id": f"s{i}",
+            "step_index": i,
+            "step_type": s.type,
+            "name": s.action,
+            "input_payload": s.input if isinstance(s.input, dict) else {},
+            "output_payload": output,
+            "status": "success" if normalise_status(s.status) == "ok" else s.status,
+            "latency_ms": s.latency_ms or 0.0,
+            "tokens": {
+                "prompt_tokens": t_in,
+                "completion_tokens": t_out,
+                "total_tokens": t_in + t_out,
+                "estimated_cost_usd": s.cost_usd or 0.0,
+            },
+        }
+        if s.parent is not None:
+            step["parent_id"] = f"s{s.parent}"
+        steps.append(step)
     return {
         "trace_id": trace_id,
         "agent_name": "agent",

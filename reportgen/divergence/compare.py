@@ -19,6 +19,7 @@ from reportgen.archive.connection import first_row
 from reportgen.divergence.metrics import Pair, pair_metrics
 from reportgen.divergence.pairing import Pairing, Unpaired, pair_labels, pair_runs
 from reportgen.divergence.records import PairRecord, RunOutcome
+from reportgen.divergence.reference import argument_diff
 from reportgen.errors import InputError
 from reportgen.gating import Threshold, judge
 from reportgen.gating import pair_metrics as registered_metrics
@@ -397,8 +398,14 @@ def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[PairRecord]) -> 
             b_run, c_run = result["baseline_run_id"], result["candidate_run_id"]
             for row in result["step_diffs"]:
                 b, c = row["baseline_index"], row["candidate_index"]
-                row["baseline_step"] = None if b is None else by_key.get((b_run, b))
-                row["candidate_step"] = None if c is None else by_key.get((c_run, c))
+                b_step = None if b is None else by_key.get((b_run, b))
+                c_step = None if c is None else by_key.get((c_run, c))
+                row["baseline_step"], row["candidate_step"] = b_step, c_step
+                if row["status"] == "modified":  # AgentDiff's per-key input diff
+                    row["argument_diff"] = argument_diff(
+                        None if b_step is None else b_step["input"],
+                        None if c_step is None else c_step["input"],
+                    )
 
 
 def latest_shared_batch(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from reportgen.divergence.records import PairRecord, StepDiff
+from reportgen.divergence.view import view_rows
 from reportgen.escape import term_text
 
 WASTED = {"error", "retry", "abandoned"}
@@ -68,11 +69,74 @@ def recovery_windows(pair: PairRecord, side: Side) -> list[dict[str, Any]]:
 
 
 def first_divergence(pair: PairRecord) -> dict[str, Any] | None:
-    """The first diff row that is not a plain match, with its position in the aligned list."""
+    """Where the two step sequences first part (the end of their common prefix, in alignment
+    order), whatever rows the LCS traceback pairs: its position and each side's step index
+    there (None: that run has ended). None when the two runs take the same path."""
+    record: dict[str, Any] = dict(pair)
+    if "first_divergence" in record:
+        first = record["first_divergence"]
+        return None if first is None else dict(first)
+    # a record without the field (written by an older reportgen): the first unmatched row
     for position, row in enumerate(pair["step_diffs"]):
         if row["status"] != "matched":
-            return {"position": position, **row}
+            return {
+                "position": position,
+                "baseline_index": row["baseline_index"],
+                "candidate_index": row["candidate_index"],
+            }
     return None
+
+
+def _action(steps: dict[int, dict[str, Any]], index: int | None) -> str:
+    return "" if index is None else str(steps.get(index, {}).get("action", ""))
+
+
+def _first_line(pair: PairRecord, first: dict[str, Any]) -> str:
+    """The first divergence in words."""
+    base = dict(_side_steps(pair, "baseline"))
+    cand = dict(_side_steps(pair, "candidate"))
+    b, c = first["baseline_index"], first["candidate_index"]
+    same = first["position"]
+    prefix = f"the first {same} step(s) take the same path" if same else "from the first step"
+    if b is None:
+        where = f"the baseline ends; the candidate goes on with step #{c} {_action(cand, c)}"
+    elif c is None:
+        where = f"the candidate ends; the baseline goes on with step #{b} {_action(base, b)}"
+    else:
+        where = f"baseline step #{b} {_action(base, b)} vs candidate step #{c} {_action(cand, c)}"
+    return f"  First divergence at step {same} of the path ({prefix}): {where}."
+
+
+def _loop_lines(pair: PairRecord) -> list[str]:
+    """Stagnant loops are loops; other back-to-back repeats are repeats (no alarm)."""
+    loops = pair["loops_detected"]
+    lines = []
+    if not any(loop["stagnant"] for loop in loops):
+        lines.append("Loops: none (no block of steps repeats back to back unchanged).")
+    for loop in loops:
+        what = "Loop" if loop["stagnant"] else "Repeat"
+        kind = (
+            "stagnant: same input and output every time"
+            if loop["stagnant"]
+            else "inputs or outputs change, so not a loop"
+        )
+        lines.append(
+            f"{what} ({loop['side']}): [{', '.join(loop['steps'])}] x {loop['iterations']} from"
+            f" step #{loop['start_index']} ({kind})."
+        )
+    if "candidate_identical_calls" in pair:
+        lines.append(
+            f"Identical calls (same action, input and output as an earlier step, anywhere in the"
+            f" run): baseline {pair['baseline_identical_calls']},"
+            f" candidate {pair['candidate_identical_calls']}."
+        )
+    for side in ("baseline", "candidate"):
+        if pair.get(f"{side}_parent_cycle"):
+            lines.append(
+                f"Note: the {side}'s parent links form a cycle, so its steps are aligned in"
+                " step order (as AgentDiff does)."
+            )
+    return lines
 
 
 def explain(pair: PairRecord) -> str:
@@ -90,16 +154,9 @@ def explain(pair: PairRecord) -> str:
     )
     first = first_divergence(pair)
     if first is None:
-        lines.append("  The two runs take the same path: every step is matched.")
+        lines.append("  The two runs take the same path: every step is aligned in order.")
     else:
-        b, c = first.get("baseline_step") or {}, first.get("candidate_step") or {}
-        where = {
-            "added": f"the candidate adds step #{first['candidate_index']} {c.get('action')}",
-            "removed": f"the candidate drops baseline step #{first['baseline_index']} {b.get('action')}",
-            "modified": f"step #{first['baseline_index']} {b.get('action')} runs with other "
-            f"status/input/output in the candidate (#{first['candidate_index']}: {b.get('status')} -> {c.get('status')})",
-        }[first["status"]]
-        lines.append(f"  First divergence at aligned row {first['position']}: {where}.")
+        lines.append(_first_line(pair, first))
     for side, steps, wei in (
         ("baseline", base, pair["baseline_wei"]),
         ("candidate", cand, pair["candidate_wei"]),
@@ -114,19 +171,7 @@ def explain(pair: PairRecord) -> str:
             f"Wasted effort ({side}) {wei:.4f} = {len(wasted)} error/retry/abandoned of {len(steps)} steps"
             + (f": {shown}." if wasted else ".")
         )
-    loops = pair["loops_detected"]
-    if not loops:
-        lines.append("Loops: none (no block of steps repeats back to back).")
-    for loop in loops:
-        kind = (
-            "stagnant: same input and output every time"
-            if loop["stagnant"]
-            else "inputs or outputs change"
-        )
-        lines.append(
-            f"Loop ({loop['side']}): [{', '.join(loop['steps'])}] x {loop['iterations']} from step"
-            f" #{loop['start_index']} ({kind})."
-        )
+    lines.extend(_loop_lines(pair))
     sides: tuple[Side, Side] = ("baseline", "candidate")
     for side in sides:
         for window in recovery_windows(pair, side):
@@ -174,21 +219,26 @@ def explain(pair: PairRecord) -> str:
 
 def likely_culprit(pair: PairRecord) -> str | None:
     """The candidate step most likely to have sent the run off course: the first wasted
-    candidate step at or after the first divergence, else the first divergent step itself."""
+    candidate step from the first step that differs (a step of the common path whose status,
+    input or output changed, or the first divergence), else the step where the paths part
+    (the candidate's, or the baseline's when the candidate has ended)."""
     first = first_divergence(pair)
     if first is None:
         return None
-    for row in pair["step_diffs"][first["position"] :]:
-        step = row.get("candidate_step") or {}
-        if row["candidate_index"] is not None and step.get("status") in WASTED:
-            return f"candidate step #{row['candidate_index']} {step.get('action')} ({step.get('status')})"
-    index = (
-        first["candidate_index"]
-        if first["candidate_index"] is not None
-        else first["baseline_index"]
-    )
-    side = "candidate" if first["candidate_index"] is not None else "baseline"
-    return f"{side} step #{index} {first['action']} ({first['status']})"
+    cand = _side_steps(pair, "candidate")
+    prefix = view_rows(pair)[: first["position"]]
+    changed = [r["candidate_index"] for r in prefix if r["status"] != "matched"]
+    start = changed[0] if changed else first["candidate_index"]
+    if start is not None:
+        for index, step in cand:
+            if index >= start and step.get("status") in WASTED:
+                return f"candidate step #{index} {step.get('action')} ({step.get('status')})"
+    c = first["candidate_index"]
+    if c is not None:
+        return f"candidate step #{c} {_action(dict(cand), c)} (where the paths part)"
+    b = first["baseline_index"]
+    base = dict(_side_steps(pair, "baseline"))
+    return f"baseline step #{b} {_action(base, b)} (the candidate stops before it)"
 
 
 _MARK = {"matched": " ", "added": "+", "removed": "-", "modified": "~"}
@@ -197,7 +247,7 @@ _MARK = {"matched": " ", "added": "+", "removed": "-", "modified": "~"}
 def tree(pair: PairRecord, context: int = 1) -> str:
     """The aligned step list: runs of matched steps collapsed, added ``+``, removed ``-``,
     modified ``~``, with ``context`` matched steps kept around each change."""
-    rows = pair["step_diffs"]
+    rows = view_rows(pair)  # drawn matching as early as possible (divergence/view.py)
     keep = {i for i, r in enumerate(rows) if r["status"] != "matched"}
     keep |= {
         j for i in list(keep) for j in range(i - context, i + context + 1) if 0 <= j < len(rows)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any, Final, cast
 
@@ -28,7 +28,12 @@ from reportgen.archive.arrow import STEP_ROWS
 from reportgen.archive.connection import define_step_hashes
 from reportgen.divergence import _kernels, formulas
 from reportgen.divergence.records import PairRecord, RunTotals
-from reportgen.divergence.reference import DELTA_NOTES, Run, canonical_json, normalise_status
+from reportgen.divergence.reference import (
+    DELTA_NOTES,
+    Run,
+    canonical_json,
+    normalise_status,
+)
 from reportgen.divergence.udfs import (
     Alignments,
     IntArray,
@@ -90,6 +95,9 @@ class _Steps:
     status: IntArray
     wasted: BoolArray
     actions: list[str]  # action of each signature (labels diff rows and loop steps)
+    order: IntArray  # per run, its step indices in alignment order (reference.alignment_order)
+    cycle: BoolArray  # per run: its parent links form a cycle (aligned in step order)
+    reordered: bool  # some run's alignment order is not its step order
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +185,12 @@ def _facts(con: duckdb.DuckDBPyConnection, runs: int) -> tuple[_Steps, pa.Table,
     payload = _scatter(_np(table["payload"]).view(np.int64), pos)
     status = _scatter(_np(table["status_code"]).astype(np.int64), pos)
     wasted = (status >= _WASTED_CODES[0]) & (status <= _WASTED_CODES[-1])
-    return _Steps(off, sig, payload, status, wasted, actions), table, pos
+    parent = _scatter(_np(table["parent"], -1).astype(np.int64), pos)
+    order = np.empty(parent.size, dtype=np.int64)
+    cycle = np.zeros(runs, dtype=np.int8)
+    moved = bool(_kernels.alignment_orders(parent, off, order, cycle))
+    steps = _Steps(off, sig, payload, status, wasted, actions, order, cycle.view(bool), moved)
+    return steps, table, pos
 
 
 def _spell(con: duckdb.DuckDBPyConnection, steps: _Steps) -> _Steps:
@@ -188,7 +201,7 @@ def _spell(con: duckdb.DuckDBPyConnection, steps: _Steps) -> _Steps:
     _, pos_s = _placed(spelled, runs)
     codes = _scatter(dense_codes(spelled["status_text"].combine_chunks()), pos_s)
     status = np.where(steps.status == _OTHER_STATUS, _OTHER_STATUS + codes, steps.status)
-    return _Steps(steps.off, steps.sig, steps.payload, status, steps.wasted, steps.actions)
+    return replace(steps, status=status)
 
 
 def _totals(runs: pa.Table, steps: _Steps, table: pa.Table, pos: IntArray) -> _Totals:
@@ -211,10 +224,12 @@ def _totals(runs: pa.Table, steps: _Steps, table: pa.Table, pos: IntArray) -> _T
         _kernels.run_sums(rn, np.ascontiguousarray(_np(col), dtype=np.int64), valid, sums, given)
         return sums, given.view(bool)
 
+    empty = np.diff(off) == 0  # a run without steps that gives no total spent nothing
+
     def resolve(name: str, fill: Any, fold: bool) -> tuple[npt.NDArray[Any], BoolArray]:
         own = _valid(runs[name])
         step_vals, step_given = from_steps(name, fold)
-        return np.where(own, _np(runs[name], fill), step_vals), own | step_given
+        return np.where(own, _np(runs[name], fill), step_vals), own | step_given | empty
 
     t_in, t_in_k = resolve("tokens_in", 0, fold=False)
     t_out, t_out_k = resolve("tokens_out", 0, fold=False)
@@ -384,6 +399,11 @@ def _assemble(
         "baseline_unrecovered_steps",
         "candidate_unrecovered_steps",
         "recovery_step_ratio",
+        "baseline_identical_calls",
+        "candidate_identical_calls",
+        "first_divergence",
+        "baseline_parent_cycle",
+        "candidate_parent_cycle",
     )
     scalars = [metrics[k] for k in scalar_keys]
     deltas = [(key, what, *metrics[f"{key}_delta"]) for key, what in _DELTAS]
@@ -481,23 +501,98 @@ def _read(con: duckdb.DuckDBPyConnection, columns: dict[str, list[Any]]) -> _Chu
     return _Chunk(columns, b_run, c_run, runs, steps, facts, pos)
 
 
+def _in_order(steps: _Steps, values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Per-step ``values`` with each run's steps in alignment order (as they are when no run
+    has parents, the common case: no copy then)."""
+    if not steps.reordered:
+        return values
+    return np.asarray(values[steps.off[_seg(steps.off)] + steps.order])
+
+
+def _seg(off: IntArray) -> IntArray:
+    """For each step, the index of its run."""
+    return np.repeat(np.arange(off.size - 1, dtype=np.int64), np.diff(off))
+
+
+def _to_step_index(
+    steps: _Steps, start: IntArray, al_rows: IntArray, row_off: IntArray
+) -> IntArray:
+    """Alignment rows (positions in alignment order, -1 none) as step indices of their runs;
+    pair p's rows ``row_off[p]:row_off[p + 1]`` belong to the run starting at ``start[p]``."""
+    if not steps.reordered or not al_rows.size:
+        return al_rows
+    base = np.repeat(start, np.diff(row_off))
+    out = steps.order[np.where(al_rows >= 0, base + al_rows, 0)]
+    return np.where(al_rows >= 0, out, -1)
+
+
+def _identical_calls(steps: _Steps) -> IntArray:
+    """Per run, the steps that repeat an earlier step of the run with the same signature and
+    payload (reference.identical_calls), anywhere in the run (compiled, run by run)."""
+    out = np.zeros(steps.off.size - 1, dtype=np.int64)
+    _kernels.identical_calls(steps.sig, steps.payload, steps.off, out)
+    return out
+
+
+def _first_divergence(
+    steps: _Steps, sig_o: IntArray, b_arr: IntArray, c_arr: IntArray
+) -> list[dict[str, int | None] | None]:
+    """Where each pair's two step sequences (in alignment order) first differ."""
+    off, lengths = steps.off, np.diff(steps.off)
+    b_start, c_start = off[b_arr], off[c_arr]
+    n, m = lengths[b_arr], lengths[c_arr]
+    k = np.zeros(b_arr.size, dtype=np.int64)
+    _kernels.common_prefixes(sig_o, b_start, n, c_start, m, k)
+    order = steps.order
+    out: list[dict[str, int | None] | None] = []
+    for p, pos in enumerate(k.tolist()):
+        if pos < 0:
+            out.append(None)
+            continue
+        out.append(
+            {
+                "position": pos,
+                "baseline_index": int(order[b_start[p] + pos]) if pos < n[p] else None,
+                "candidate_index": int(order[c_start[p] + pos]) if pos < m[p] else None,
+            }
+        )
+    return out
+
+
 def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[PairRecord]:
     """Every metric of every pair of the chunk. The alignment (compiled, it releases the GIL)
-    runs on ``pool`` while this thread resolves the totals and scans for loops."""
+    runs on ``pool`` while this thread resolves the totals and scans for loops. Alignment,
+    TDI, RSR and the first divergence use each run's alignment order (AgentDiff's order of
+    nested steps); loops, identical calls and the indices reported use step order."""
     steps = chunk.steps
     b_arr = np.array(chunk.b_run, dtype=np.int64)
     c_arr = np.array(chunk.c_run, dtype=np.int64)
     off = steps.off
     lengths = np.diff(off)
+    sig_o = _in_order(steps, steps.sig)
     aligning = pool.submit(
-        align_slices, steps.sig, off[b_arr], lengths[b_arr], steps.sig, off[c_arr],
-        lengths[c_arr],
+        align_slices, sig_o, off[b_arr], lengths[b_arr], sig_o, off[c_arr], lengths[c_arr],
     )  # fmt: skip
     totals = _totals(chunk.runs, steps, chunk.facts, chunk.pos)
     found = loops_batch(steps.sig, steps.payload, off, dense=True)
-    al = aligning.result()
-    metrics = _step_metrics(steps, totals, b_arr, c_arr, al)
+    identical = _identical_calls(steps)
+    first = _first_divergence(steps, sig_o, b_arr, c_arr)
+    al_o = aligning.result()
+    metrics = _step_metrics(
+        replace(steps, wasted=_in_order(steps, steps.wasted)), totals, b_arr, c_arr, al_o
+    )
     metrics.update(_deltas(totals, b_arr, c_arr))
+    metrics["baseline_identical_calls"] = identical[b_arr].tolist()
+    metrics["candidate_identical_calls"] = identical[c_arr].tolist()
+    metrics["first_divergence"] = first
+    metrics["baseline_parent_cycle"] = steps.cycle[b_arr].tolist()
+    metrics["candidate_parent_cycle"] = steps.cycle[c_arr].tolist()
+    al = Alignments(
+        lcs=al_o.lcs,
+        row_off=al_o.row_off,
+        b=_to_step_index(steps, off[b_arr], al_o.b, al_o.row_off),
+        c=_to_step_index(steps, off[c_arr], al_o.c, al_o.row_off),
+    )
     loops = _run_loops(steps, found)
     run_totals = _run_totals_dicts(totals)
     diffs = _diff_rows(steps, b_arr, c_arr, al)
@@ -583,6 +678,7 @@ def insert_runs(
                 ("tokens_out", s.tokens_out),
                 ("cost_usd", s.cost_usd),
                 ("latency_ms", s.latency_ms),
+                ("parent", s.parent),
             )
             for key, value in step_fields:
                 step_cols[key].append(value)
@@ -609,6 +705,6 @@ _RUN_SCHEMA = pa.schema(
         ("n_steps", pa.int32()),
     ]
 )
-_STEP_SCHEMA = STEP_ROWS
+_STEP_SCHEMA = STEP_ROWS.append(pa.field("parent", pa.int32()))
 _RUN_COLUMNS = tuple(_RUN_SCHEMA.names)
 _STEP_COLUMNS = tuple(_STEP_SCHEMA.names)

@@ -48,8 +48,18 @@ class StepDiff(TypedDict):
     baseline_index: int | None
     candidate_index: int | None
     action: str
+    argument_diff: NotRequired[dict[str, Any] | None]  # modified rows: added/removed/changed keys
     baseline_step: NotRequired[dict[str, Any] | None]
     candidate_step: NotRequired[dict[str, Any] | None]
+
+
+class FirstDivergence(TypedDict):
+    """Where the two aligned step sequences first differ (the end of their common prefix):
+    its position in alignment order and the step index on each side (None: that run ended)."""
+
+    position: int
+    baseline_index: int | None
+    candidate_index: int | None
 
 
 class PairRecord(TypedDict):
@@ -68,6 +78,11 @@ class PairRecord(TypedDict):
     baseline_unrecovered_steps: int
     candidate_unrecovered_steps: int
     recovery_step_ratio: float
+    baseline_identical_calls: int
+    candidate_identical_calls: int
+    first_divergence: FirstDivergence | None
+    baseline_parent_cycle: bool  # the parent graph has a cycle: aligned in step order
+    candidate_parent_cycle: bool
     cost_delta_percentage: float | None
     token_delta_percentage: float | None
     latency_delta_percentage: float | None

@@ -38,11 +38,23 @@ def normalise_status(status: str) -> str:
     return "ok" if status == "success" else status
 
 
-def canonical_json(value: JSONValue) -> str:
-    """Compact JSON text of a payload; two payloads are equal when these texts are equal.
+def canonical_value(value: JSONValue) -> JSONValue:
+    """A payload as the value Python's ``==`` compares: objects with their keys sorted, and a
+    float that equals an integer (``1.0``, ``-0.0``, ``1e2``) as that integer. Booleans stay
+    booleans (``true`` is not ``1`` here, unlike Python; docs/agentdiff-parity.md)."""
+    if isinstance(value, dict):
+        return {k: canonical_value(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [canonical_value(v) for v in value]
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return value
 
-    Key order and number spelling count, as they do for the JSON text the archive stores."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+def canonical_json(value: JSONValue) -> str:
+    """Compact JSON text of a payload's canonical value: two payloads are equal (as AgentDiff's
+    Python ``==`` says, key order and ``1`` vs ``1.0`` aside) exactly when these texts are."""
+    return json.dumps(canonical_value(value), separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +70,7 @@ class Step:
     tokens_out: int | None = None
     cost_usd: float | None = None
     latency_ms: float | None = None
+    parent: int | None = None  # index of the enclosing step in the run (any index; may cycle)
 
     @property
     def signature(self) -> Signature:
@@ -127,15 +140,21 @@ class StepDiff:
     baseline_index: int | None
     candidate_index: int | None
     action: str
+    argument_diff: dict[str, Any] | None = None  # modified rows: the per-key input diff
+    with_argument_diff: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON contract form of the diff row."""
-        return {
+        """The JSON contract form of the diff row (``argument_diff`` on modified rows, when
+        asked for)."""
+        row: dict[str, Any] = {
             "status": self.status,
             "baseline_index": self.baseline_index,
             "candidate_index": self.candidate_index,
             "action": self.action,
         }
+        if self.status == "modified" and self.with_argument_diff:
+            row["argument_diff"] = self.argument_diff
+        return row
 
 
 # --------------------------------------------------------------------------- LCS and alignment
@@ -211,15 +230,88 @@ def align(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[AlignedIndices]:
     return align_ids(ia, ib)
 
 
+def alignment_order(parents: Sequence[int | None]) -> tuple[list[int], bool]:
+    """The order AgentDiff aligns a run's steps in, and whether the parent graph has a cycle.
+
+    networkx's topological sort of the parent -> child graph, generation by generation: every
+    root (no parent, or a parent outside the run) in step order, then the children of the
+    first generation (parent by parent in that generation's order, each parent's children in
+    step order), and so on. A cycle (a step its own ancestor) gives step order instead."""
+    n = len(parents)
+    children: list[list[int]] = [[] for _ in range(n)]
+    roots: list[int] = []
+    for i, p in enumerate(parents):
+        if p is None or not 0 <= p < n:
+            roots.append(i)
+        else:
+            children[p].append(i)
+    order: list[int] = []
+    generation = roots
+    while generation:
+        order.extend(generation)
+        generation = [c for node in generation for c in children[node]]
+    if len(order) < n:  # the steps left out lie on or below a cycle
+        return list(range(n)), True
+    return order, False
+
+
+def first_divergence(a: Sequence[Hashable], b: Sequence[Hashable]) -> int | None:
+    """Where two aligned step sequences first differ: the length of their common prefix, or
+    None when they are equal (whatever the LCS traceback pairs, this is the first step at
+    which the runs took different paths)."""
+    k = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            return k
+        k += 1
+    return None if len(a) == len(b) else k
+
+
+def identical_calls(steps: Sequence[Step]) -> int:
+    """Steps that repeat an earlier step of the run with the same signature, the same
+    canonical input and the same canonical output, anywhere in the run (not only back to
+    back): the same file read three times unchanged is two identical calls."""
+    seen: set[tuple[Signature, tuple[str, str]]] = set()
+    count = 0
+    for s in steps:
+        key = (s.signature, s.payload)
+        if key in seen:
+            count += 1
+        seen.add(key)
+    return count
+
+
+def argument_diff(before: JSONValue, after: JSONValue) -> dict[str, Any] | None:
+    """AgentDiff's per-key diff of two inputs (objects; anything else counts as ``{}``):
+    ``added`` (new_value), ``removed`` (old_value), ``changed`` (both), keys sorted; None
+    when no key differs. Values compare as canonical values."""
+    a = before if isinstance(before, dict) else {}
+    b = after if isinstance(after, dict) else {}
+    out: dict[str, Any] = {}
+    for k in sorted(set(a) | set(b)):
+        if k not in a:
+            out[k] = {"status": "added", "new_value": b[k]}
+        elif k not in b:
+            out[k] = {"status": "removed", "old_value": a[k]}
+        elif canonical_json(a[k]) != canonical_json(b[k]):
+            out[k] = {"status": "changed", "old_value": a[k], "new_value": b[k]}
+    return out or None
+
+
 # --------------------------------------------------------------------------- scalar metrics
 
 
 def tdi(len_a: int, len_b: int, lcs: int) -> float:
-    """Trajectory Divergence Index ``1 - 2*LCS / (|A| + |B|)``; two empty traces give 0.0."""
+    """Trajectory Divergence Index ``1 - 2*LCS / (|A| + |B|)``; two empty traces give 0.0.
+
+    As AgentDiff's ``calculate_tdi``: a negative count raises ValueError, and an LCS longer
+    than the shorter trace is clamped to it, so the result is always in [0, 1]."""
+    if len_a < 0 or len_b < 0 or lcs < 0:
+        raise ValueError("Step and LCS counts must be non-negative")
     total = len_a + len_b
     if total == 0:
         return 0.0
-    return 1.0 - (2.0 * lcs) / total
+    return 1.0 - (2.0 * min(lcs, len_a, len_b)) / total
 
 
 def wei(statuses: Sequence[str]) -> float:
@@ -376,9 +468,15 @@ def detect_loops(
 
 
 def step_diffs(
-    baseline: Sequence[Step], candidate: Sequence[Step], alignment: Iterable[AlignedIndices]
+    baseline: Sequence[Step],
+    candidate: Sequence[Step],
+    alignment: Iterable[AlignedIndices],
+    *,
+    argument_diffs: bool = False,
 ) -> list[StepDiff]:
-    """The aligned diff: matched, or modified when the status, input or output of a match differs."""
+    """The aligned diff: matched, or modified when the status, input or output of a match
+    differs; ``argument_diffs`` gives modified rows their per-key input diff (the JSON
+    output adds it where it attaches the steps: reportgen.divergence.compare)."""
     out: list[StepDiff] = []
     for bi, ci in alignment:
         if bi is None:
@@ -391,7 +489,11 @@ def step_diffs(
             same = (
                 normalise_status(b.status) == normalise_status(c.status) and b.payload == c.payload
             )
-            out.append(StepDiff("matched" if same else "modified", bi, ci, b.action))
+            if same:
+                out.append(StepDiff("matched", bi, ci, b.action))
+            else:
+                diff = argument_diff(b.input, c.input) if argument_diffs else None
+                out.append(StepDiff("modified", bi, ci, b.action, diff, argument_diffs))
     return out
 
 
@@ -411,8 +513,21 @@ def _int_sum(values: Iterable[int | None]) -> int | None:
 
 
 def run_totals(run: Run) -> Totals:
-    """Run totals where the run gives them, else the sums of its steps; unknown stays None."""
+    """Run totals where the run gives them, else the sums of its steps; unknown stays None.
+
+    A run without steps that gives no total spent nothing: its totals are 0, not unknown."""
     steps = run.steps
+    if not steps:
+        tokens = (
+            None
+            if run.tokens_in is None and run.tokens_out is None
+            else (run.tokens_in or 0) + (run.tokens_out or 0)
+        )
+        return Totals(
+            tokens=0 if tokens is None else tokens,
+            cost_usd=0.0 if run.cost_usd is None else run.cost_usd,
+            latency_ms=0.0 if run.latency_ms is None else run.latency_ms,
+        )
     t_in = run.tokens_in if run.tokens_in is not None else _int_sum(s.tokens_in for s in steps)
     t_out = run.tokens_out if run.tokens_out is not None else _int_sum(s.tokens_out for s in steps)
     tokens = None if t_in is None and t_out is None else (t_in or 0) + (t_out or 0)
@@ -429,20 +544,40 @@ def _as_run(x: Run | Sequence[Step]) -> Run:
     return x if isinstance(x, Run) else Run(steps=tuple(x))
 
 
-def compare_pair(baseline: Run | Sequence[Step], candidate: Run | Sequence[Step]) -> dict[str, Any]:
-    """Every divergence metric of one pair, in the JSON contract shape ``pair_metrics`` returns."""
+def compare_pair(
+    baseline: Run | Sequence[Step],
+    candidate: Run | Sequence[Step],
+    *,
+    argument_diffs: bool = False,
+) -> dict[str, Any]:
+    """Every divergence metric of one pair, in the JSON contract shape ``pair_metrics`` returns;
+    ``argument_diffs``: modified rows also carry ``argument_diff``, as ``compare --json``
+    gives them once the steps are attached."""
     base, cand = _as_run(baseline), _as_run(candidate)
     bs, cs = list(base.steps), list(cand.steps)
     b_sigs = [s.signature for s in bs]
     c_sigs = [s.signature for s in cs]
-    alignment = align(b_sigs, c_sigs)
+    # steps are aligned in AgentDiff's order (parents' generations); indices stay step indices
+    b_order, b_cycle = alignment_order([s.parent for s in bs])
+    c_order, c_cycle = alignment_order([s.parent for s in cs])
+    b_seq = [b_sigs[i] for i in b_order]
+    c_seq = [c_sigs[j] for j in c_order]
+    alignment = [
+        (None if bi is None else b_order[bi], None if ci is None else c_order[ci])
+        for bi, ci in align(b_seq, c_seq)
+    ]
     b_aligned = [False] * len(bs)
     c_aligned = [False] * len(cs)
     for bi, ci in alignment:
         if bi is not None and ci is not None:
             b_aligned[bi] = c_aligned[ci] = True
-    b_rec, b_unrec = recovery_flags([s.wasted for s in bs], b_aligned)
-    c_rec, c_unrec = recovery_flags([s.wasted for s in cs], c_aligned)
+    b_rec, b_unrec = recovery_flags(
+        [bs[i].wasted for i in b_order], [b_aligned[i] for i in b_order]
+    )
+    c_rec, c_unrec = recovery_flags(
+        [cs[j].wasted for j in c_order], [c_aligned[j] for j in c_order]
+    )
+    first = first_divergence(b_seq, c_seq)
 
     sides: tuple[tuple[Side, list[Step], list[Signature]], ...] = (
         ("baseline", bs, b_sigs),
@@ -461,7 +596,7 @@ def compare_pair(baseline: Run | Sequence[Step], candidate: Run | Sequence[Step]
     ]
 
     result: dict[str, Any] = {
-        "trajectory_divergence_index": tdi(len(bs), len(cs), lcs_length(b_sigs, c_sigs)),
+        "trajectory_divergence_index": tdi(len(bs), len(cs), lcs_length(b_seq, c_seq)),
         "baseline_wei": wei([s.status for s in bs]),
         "candidate_wei": wei([s.status for s in cs]),
         "loops_detected": loops,
@@ -470,6 +605,17 @@ def compare_pair(baseline: Run | Sequence[Step], candidate: Run | Sequence[Step]
         "baseline_unrecovered_steps": b_unrec,
         "candidate_unrecovered_steps": c_unrec,
         "recovery_step_ratio": recovery_step_ratio(baseline=b_rec, candidate=c_rec),
+        "baseline_identical_calls": identical_calls(bs),
+        "candidate_identical_calls": identical_calls(cs),
+        "first_divergence": None
+        if first is None
+        else {
+            "position": first,
+            "baseline_index": b_order[first] if first < len(bs) else None,
+            "candidate_index": c_order[first] if first < len(cs) else None,
+        },
+        "baseline_parent_cycle": b_cycle,
+        "candidate_parent_cycle": c_cycle,
     }
     bt, ct = run_totals(base), run_totals(cand)
     for key, what, b_val, c_val in (
@@ -481,7 +627,9 @@ def compare_pair(baseline: Run | Sequence[Step], candidate: Run | Sequence[Step]
         result[f"{key}_delta_percentage"] = value
         if note is not None:
             result[f"{key}_delta_note"] = note
-    result["step_diffs"] = [d.as_dict() for d in step_diffs(bs, cs, alignment)]
+    result["step_diffs"] = [
+        d.as_dict() for d in step_diffs(bs, cs, alignment, argument_diffs=argument_diffs)
+    ]
     for side, steps, totals in (("baseline", bs, bt), ("candidate", cs, ct)):
         result[f"{side}_totals"] = {
             "steps": len(steps),

@@ -161,6 +161,20 @@ _BUILTIN: tuple[PairMetric, ...] = (
         cell=lambda p: str(stagnant_loops(p)),
     ),
     PairMetric(
+        "identical_calls",
+        "candidate_identical_calls",
+        "identical calls in the candidate",
+        "identical calls",
+        "calls",
+        "higher",
+        Gate("identical_calls", "--max-identical-calls", "max_identical_calls",
+             "Fail when the candidate repeats a call (same action, input and output, anywhere "
+             "in the run) more than this many times.", keyword="max_identical_calls",
+             metavar="N"),
+        read=lambda p: float(p.get("candidate_identical_calls", 0)),
+        cell=lambda p: str(p.get("candidate_identical_calls", 0)),
+    ),
+    PairMetric(
         "recovery_ratio",
         "recovery_step_ratio",
         "recovery step ratio (RSR)",

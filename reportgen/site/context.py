@@ -123,6 +123,8 @@ class DiffRow:
     candidate: StepView | None
     first_divergence: bool
     deltas: dict[str, str]
+    #: a modified row's input changes (AgentDiff's argument_diff): (key, what changed)
+    changes: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

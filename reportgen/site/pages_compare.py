@@ -9,7 +9,11 @@ from functools import partial
 from statistics import fmean
 from typing import Any
 
+import orjson
+
 from reportgen.divergence.records import PairRecord, StepDiff
+from reportgen.divergence.reference import argument_diff, normalise_status
+from reportgen.divergence.view import earliest_rows
 from reportgen.gating import PairMetric, pair_metrics, stagnant_loops
 from reportgen.gating.metrics import Pair, outcome_mark, reward_delta
 from reportgen.site import charts, fmt, paths
@@ -208,6 +212,28 @@ def _deltas(b: StepView | None, c: StepView | None) -> dict[str, str]:
     return out
 
 
+def _input_changes(b: dict[str, Any], c: dict[str, Any]) -> list[tuple[str, str]]:
+    """A modified step's input changes, key by key (AgentDiff's argument_diff), as text."""
+    diff = argument_diff(
+        None if b.get("input") is None else orjson.loads(b["input"]),
+        None if c.get("input") is None else orjson.loads(c["input"]),
+    )
+
+    def show(value: Any) -> str:
+        text = orjson.dumps(value).decode()
+        return text if len(text) <= 120 else text[:119] + "…"
+
+    out = []
+    for key, change in (diff or {}).items():
+        if change["status"] == "added":
+            out.append((key, "added: " + show(change["new_value"])))
+        elif change["status"] == "removed":
+            out.append((key, "removed: " + show(change["old_value"])))
+        else:
+            out.append((key, f"changed: {show(change['old_value'])} → {show(change['new_value'])}"))
+    return out
+
+
 def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]) -> list[StepView]:
     """One side's step views, with recovery windows from the alignment and its loops."""
     run_id = pair.baseline_run_id if side == "baseline" else pair.candidate_run_id
@@ -233,12 +259,30 @@ def pair_page(
     diffs = m["step_diffs"]
     bviews = _side_views(data, pair, "baseline", diffs)
     cviews = _side_views(data, pair, "candidate", diffs)
-    first = next((i for i, d in enumerate(diffs) if d["status"] != "matched"), None)
+    # drawn with the earliest-matching alignment of the same length (divergence/view.py);
+    # the first divergence is where the two paths part (the end of their common prefix)
+    bsteps = data.steps.get(pair.baseline_run_id, [])
+    csteps = data.steps.get(pair.candidate_run_id, [])
+    view = earliest_rows(
+        diffs,
+        [s["signature"] for s in bsteps],
+        [s["signature"] for s in csteps],
+        [(normalise_status(s["status"]), s["payload"]) for s in bsteps],
+        [(normalise_status(s["status"]), s["payload"]) for s in csteps],
+    )
+    where = m.get("first_divergence")
+    first = None if where is None else where["position"]
     rows = []
-    for i, d in enumerate(diffs):
-        b = bviews[d["baseline_index"]] if d["baseline_index"] is not None else None
-        c = cviews[d["candidate_index"]] if d["candidate_index"] is not None else None
-        rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c)))
+    for i, d in enumerate(view):
+        bi, ci = d["baseline_index"], d["candidate_index"]
+        b = bviews[bi] if bi is not None else None
+        c = cviews[ci] if ci is not None else None
+        changes = (
+            _input_changes(bsteps[bi], csteps[ci])
+            if d["status"] == "modified" and bi is not None and ci is not None
+            else []
+        )
+        rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c), changes))
     base, cand = data.runs_by_id[pair.baseline_run_id], data.runs_by_id[pair.candidate_run_id]
     loops = [loop_view(n, x["side"], x) for n, x in enumerate(m["loops_detected"], 1)]
     compare_href = paths.compare_index_path(data.baseline_label, data.candidate_label)

@@ -116,15 +116,19 @@ def test_explain_and_tree(detour: tuple[Path, Path]) -> None:
         "Trajectory divergence 0.2500 = 1 - 2 x 3 aligned steps / (3 baseline + 5 candidate steps)"
         in text
     )
-    assert "First divergence at aligned row 1: the candidate adds step #1 query" in text
+    assert (
+        "First divergence at step 2 of the path (the first 2 step(s) take the same path):"
+        " baseline step #2 synthesize vs candidate step #2 extra_check" in text
+    )
     assert (
         "Recovery step ratio 2.0000 = 2 (the baseline needed no recovery, so the raw candidate count)"
         in text
     )
     assert "Likely culprit: candidate step #1 query (error)" in text
     tree_lines = [" ".join(line.split()) for line in text.splitlines()]
-    assert "+ c#1 query [error]" in tree_lines and "+ c#2 extra_check [ok]" in tree_lines
-    assert "b#1 c#3 query [ok]" in tree_lines and "... 1 matched step(s)" in tree_lines
+    # the tree matches as early as possible: the failed query lines up with the baseline's
+    assert "~ b#1 c#1 query [error]" in tree_lines and "+ c#2 extra_check [ok]" in tree_lines
+    assert "+ c#3 query [ok]" in tree_lines and "b#2 c#4 synthesize [ok]" in tree_lines
 
 
 def test_markdown(detour: tuple[Path, Path]) -> None:

@@ -78,17 +78,23 @@ numbers = st.fixed_dictionaries(
 )
 
 step_strategy = st.builds(
-    lambda t, a, i, o, s, n: Step(type=t, action=a, input=i, output=o, status=s, **n),
+    lambda t, a, i, o, s, n, p: Step(type=t, action=a, input=i, output=o, status=s, parent=p, **n),
     st.sampled_from(["tool_call", "llm_call"]),
     st.sampled_from(["a", "b", "c"]),
     st.one_of(
         st.none(),
         st.just([1, 2]),
-        st.dictionaries(st.sampled_from(["x", "y", "é"]), st.integers(0, 1), max_size=2),
+        st.just([1.0, 2]),
+        # keys in any order, values 1 and 1.0 alike: payloads compare as values
+        st.dictionaries(
+            st.sampled_from(["x", "y", "é"]), st.sampled_from([0, 1, 1.0, -0.0]), max_size=3
+        ),
     ),
-    st.sampled_from([None, "o", {"r": 1}, "ünï"]),
+    st.sampled_from([None, "o", {"r": 1}, {"r": 1.0}, {"a": 1, "b": 2}, {"b": 2, "a": 1}, "ünï"]),
     st.sampled_from(["ok", "ok", "success", "error", "retry", "abandoned"]),
     numbers,
+    # nested steps: any index (an earlier step, a later one, itself: cycles; or none at all)
+    st.one_of(st.none(), st.none(), st.integers(0, 14)),
 )
 
 run_strategy = st.builds(

@@ -10,6 +10,7 @@ from reportgen.divergence.reference import (
     DELTA_NOTES,
     Run,
     Step,
+    Totals,
     align,
     compare_pair,
     detect_loops,
@@ -265,7 +266,10 @@ def test_run_totals_prefer_run_then_steps_then_unknown() -> None:
     assert (totals.tokens, totals.cost_usd, totals.latency_ms) == (10, 0.5, None)
     totals = run_totals(Run(steps, tokens_out=5, cost_usd=2.0, latency_ms=7.0))
     assert (totals.tokens, totals.cost_usd, totals.latency_ms) == (15, 2.0, 7.0)
-    assert run_totals(Run()).tokens is None
+    # an empty run that gives no totals spent nothing (AgentDiff: 0); steps without numbers
+    # stay unknown
+    assert run_totals(Run()) == Totals(tokens=0, cost_usd=0.0, latency_ms=0.0)
+    assert run_totals(Run((Step("t", "a"),))).tokens is None
 
 
 def test_unknown_baseline_gives_null_with_note() -> None:

@@ -15,6 +15,7 @@
 --   payload       rg_step_payload: a matched step is "modified" and a loop repeat not
 --                 stagnant when their payloads differ
 --   action        labels diff rows and loop steps
+--   parent        the enclosing step's index (NULL: none): orders the steps for the alignment
 --   tokens_*, cost_usd, latency_ms   summed into run totals where the run gives none
 SELECT
     pr.rn,
@@ -32,6 +33,7 @@ SELECT
     END AS signature,
     CASE WHEN $computed THEN rg_step_payload(s.input, s.output) ELSE s.payload END AS payload,
     s.action,
+    s.parent,
     s.tokens_in,
     s.tokens_out,
     s.cost_usd,

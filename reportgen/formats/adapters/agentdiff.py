@@ -82,6 +82,17 @@ def _task_id(trace: dict[str, Any]) -> str:
     return "task-" + hashlib.sha1(text.encode()).hexdigest()[:10]
 
 
+def _tokens(tokens: dict[str, Any]) -> tuple[int | None, int | None]:
+    """Prompt and completion tokens. A ``total_tokens`` given without the parts (as
+    AgentDiff's own export writes run totals) stands for the whole: booked as prompt tokens
+    with 0 completion tokens, so the token total is ``total_tokens``, as AgentDiff reads it."""
+    prompt, completion = count(tokens.get("prompt_tokens")), count(tokens.get("completion_tokens"))
+    total = count(tokens.get("total_tokens"))
+    if not prompt and not completion and total:
+        return total, 0
+    return prompt, completion
+
+
 def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) -> None:
     require(source, isinstance(trace, dict), f"expected {WHAT}", line=line)
     for key in ("trace_id", "agent_name"):
@@ -111,7 +122,20 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
         enumerate(steps),
         key=lambda p: (p[1].get("step_index", p[0]) if isinstance(p[1], dict) else p[0], p[0]),
     )
+    # step ids must be unique (AgentDiff rejects the trace); a parent may come later in the
+    # file and the parent links may form a cycle: the metrics then align in step order
     index_of: dict[str, int] = {}
+    for k, (position, step) in enumerate(ordered):
+        sid = step.get("step_id") if isinstance(step, dict) else None
+        if isinstance(sid, str):
+            require(
+                source,
+                sid not in index_of,
+                f"duplicate step_id {sid!r} (step ids must be unique in a trace)",
+                f"steps[{position}].step_id",
+                line,
+            )
+            index_of[sid] = k
     for position, step in ordered:
         if not isinstance(step, dict):
             require(source, False, "expected an object", f"steps[{position}]", line)
@@ -131,24 +155,24 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
                 line,
             )
         tokens = step.get("tokens") if isinstance(step.get("tokens"), dict) else {}
+        step_in, step_out = _tokens(tokens)
         output = step.get("output_payload")
         if output is None and step.get("error_message"):
             output = {"error": step["error_message"]}
-        idx = rows.step(
+        rows.step(
             _TYPES.get(kind, kind),
             name,
             status or "ok",
             input=step.get("input_payload"),
             output=output,
-            tokens_in=count(tokens.get("prompt_tokens")),
-            tokens_out=count(tokens.get("completion_tokens")),
+            tokens_in=step_in,
+            tokens_out=step_out,
             cost_usd=amount(tokens.get("estimated_cost_usd")),
             latency_ms=amount(step.get("latency_ms")),
             parent=index_of.get(str(step.get("parent_id"))),
         )
-        if isinstance(step.get("step_id"), str):
-            index_of[step["step_id"]] = idx
     totals = trace.get("total_tokens") if isinstance(trace.get("total_tokens"), dict) else {}
+    run_in, run_out = _tokens(totals)
     final = trace.get("final_output")
     rows.end(
         source,
@@ -166,8 +190,8 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
         output=json.dumps(final, sort_keys=True) if final else None,
         # AgentDiff writes 0 for totals it was not given: a zero total is "not given" here,
         # so metrics fall back to the sums of the steps.
-        tokens_in=count(totals.get("prompt_tokens")) or None,
-        tokens_out=count(totals.get("completion_tokens")) or None,
+        tokens_in=run_in or None,
+        tokens_out=None if not run_in and not run_out else run_out,
         cost_usd=amount(totals.get("estimated_cost_usd")) or None,
         latency_ms=amount(trace.get("total_latency_ms")) or None,
         source_line=line,
