@@ -18,7 +18,7 @@ from reportgen.site import paths
 from reportgen.site.context import LazyPage, Link, Page
 from reportgen.site.data import SiteData, archive_ids, load_site_data
 from reportgen.site.export import export_parquet
-from reportgen.site.pages_compare import Verdicts, compare_page, pair_pages
+from reportgen.site.pages_compare import Verdicts, compare_page, night_statistics, pair_pages
 from reportgen.site.pages_convergence import convergence_pages
 from reportgen.site.pages_iterations import iteration_pages
 from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
@@ -99,10 +99,11 @@ def all_pages(
     """Every page of the site, in a fixed order (run and pair pages as lazy pages)."""
     nav = _nav(data)
     cps = suite_change_points(data)
-    yield index_page(data, nav, cps, build_time)
-    yield from history_pages(data, nav, cps)
+    nights = night_statistics(data)  # label-level verdicts per night, computed once
+    yield index_page(data, nav, cps, build_time, nights)
+    yield from history_pages(data, nav, cps, nights)
     if data.pairs:
-        yield compare_page(data, nav)
+        yield compare_page(data, nav, nights)
         yield from pair_pages(data, nav, verdicts)
     yield from task_pages(data, nav)
     yield from run_pages(data, nav)
