@@ -267,3 +267,16 @@ def verdicts(
         ["regression", "improvement", "no_change"],
         default="insufficient_data",
     )
+
+
+def pass_k(passes: npt.ArrayLike, trials: npt.ArrayLike, k: int) -> tuple[FloatArray, FloatArray]:
+    """Per task, pass@k = 1 - C(n - c, k) / C(n, k) and pass^k = C(c, k) / C(n, k)
+    (tau-bench's definition: k of the task's n runs drawn without replacement, at least one /
+    all passing), vectorised over tasks with scipy's exact-in-float binomials."""
+    from scipy.special import comb
+
+    c = np.asarray(passes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        total = comb(n, k)
+        return 1.0 - comb(n - c, k) / total, comb(c, k) / total

@@ -112,6 +112,13 @@ def verdict_explanation(entry: Mapping[str, Any], alpha: float = 0.05) -> str:
             f"At this spread, about {entry['tasks_needed']} tasks would tell a change of "
             f"{entry['min_effect']:g} from none."
         )
+    if entry.get("k"):
+        k = entry["k"]
+        text.append(
+            f"pass@{k} (any of {k} runs passes) {entry['baseline_pass_at_k']:.3f} → "
+            f"{entry['candidate_pass_at_k']:.3f}; pass^{k} (all {k} pass) "
+            f"{entry['baseline_pass_hat_k']:.3f} → {entry['candidate_pass_hat_k']:.3f}."
+        )
     share = entry.get("variance_share_tasks")
     if share is not None:
         text.append(

@@ -122,6 +122,7 @@ def _rate(sides: Sides, alpha: float) -> tuple[Interval, str, dict[str, Any]]:
         "baseline_ci": [_number(x) for x in methods.wilson(both + only_b, used, alpha)],
         "candidate_ci": [_number(x) for x in methods.wilson(both + only_c, used, alpha)],
     }
+    extra.update(_pass_k(sides, alpha))
     diffs = sides.cand - sides.base
     single = used == n_tasks
     if single or (n_tasks >= 2 and np.ptp(diffs) == 0):
@@ -130,6 +131,31 @@ def _rate(sides: Sides, alpha: float) -> tuple[Interval, str, dict[str, Any]]:
         name = "mcnemar_exact+newcombe" + ("" if single else "_pooled_trials")
         return Interval(np.array(delta), np.array(low), np.array(high), np.array(p)), name, extra
     return methods.paired_t(diffs, alpha), "paired_t_over_tasks", extra
+
+
+def _pass_k(sides: Sides, alpha: float) -> dict[str, Any]:
+    """pass@k and pass^k over the suite (the mean over tasks of each task's value), with k
+    the fewest trials any task has on both sides, and the paired t interval of the pass^k
+    change; nothing when some task ran once (k = 1 is the success rate itself)."""
+    if not sides.tasks.size:
+        return {}
+    n = np.bincount(sides.pair_task, minlength=int(sides.tasks.max()) + 1)[sides.tasks]
+    k = int(n.min())
+    if k < 2:
+        return {}
+    size = int(sides.tasks.max()) + 1
+    out: dict[str, Any] = {"k": k}
+    hats = []
+    for side, values in (("baseline", sides.pair_base), ("candidate", sides.pair_cand)):
+        passes = np.bincount(sides.pair_task, weights=values == 1.0, minlength=size)[sides.tasks]
+        at, hat = methods.pass_k(passes, n, k)
+        out[f"{side}_pass_at_k"] = _number(at.mean())
+        out[f"{side}_pass_hat_k"] = _number(hat.mean())
+        hats.append(hat)
+    change = methods.paired_t(hats[1] - hats[0], alpha)
+    out["pass_hat_k_delta"] = _number(change.delta)
+    out["pass_hat_k_ci"] = [_number(change.low), _number(change.high)]
+    return out
 
 
 def _entry(

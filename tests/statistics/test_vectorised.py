@@ -177,3 +177,21 @@ def test_insufficient_data_says_how_many_tasks() -> None:
     assert success["verdict"] == "insufficient_data"
     mde = success["min_detectable_effect"]
     assert success["tasks_needed"] == math.ceil(6 * (mde / 0.05) ** 2)
+
+
+def test_pass_at_k_and_pass_hat_k_over_the_suite_by_hand() -> None:
+    # task 0: baseline 2 of 3 pass, candidate 1 of 3; task 1: 3 of 3 and 3 of 3. k = 3.
+    # pass^3: baseline (0 + 1) / 2 = 0.5, candidate (0 + 1) / 2 = 0.5; pass@3: 1 and 1.
+    # With k = 3 of 3 runs, pass@3 is "any passed", pass^3 "all passed".
+    rows = [(0, True, True, 1.0, 1.0), (0, True, False, 1.0, 1.0), (0, False, False, 1.0, 1.0)]
+    rows += [(1, True, True, 1.0, 1.0)] * 3
+    success = {m["metric"]: m for m in label_statistics(_pairs(rows), {})}["success_rate"]  # type: ignore[arg-type]
+    assert success["k"] == 3
+    assert (success["baseline_pass_hat_k"], success["candidate_pass_hat_k"]) == (0.5, 0.5)
+    assert (success["baseline_pass_at_k"], success["candidate_pass_at_k"]) == (1.0, 1.0)
+    # against convergence.outcomes, one task at a time (n = 4, c = 2, k = 2)
+    from reportgen.convergence.outcomes import pass_at_k, pass_hat_k
+
+    at, hat = methods.pass_k([2, 0, 4], [4, 4, 4], 2)
+    assert list(at) == pytest.approx([pass_at_k(4, c, 2) for c in (2, 0, 4)])
+    assert list(hat) == pytest.approx([pass_hat_k(4, c, 2) for c in (2, 0, 4)])
