@@ -189,7 +189,8 @@ def verdict_bars(
         ]
         if not picked:
             continue
-        x, minus, plus, y, text = [], [], [], [], []
+        x, minus, plus, y = [], [], [], []
+        text: list[list[str]] = []
         for r, m in picked:
             scale = m["min_effect"]
             x.append(r6(m["delta"] / scale))
@@ -198,7 +199,7 @@ def verdict_bars(
             plus.append(r6((high - m["delta"]) / scale) if high is not None else None)
             reach += [abs(v) / scale for v in (m["delta"], low, high) if v is not None]
             y.append(chart_text(r["label"]))
-            text.append(chart_text(r["line"]) + f"<br>minimum effect of interest {scale:g}")
+            text.append([chart_text(r["line"]), f"{scale:g}"])
         traces.append(
             {
                 "type": "scatter",
@@ -210,7 +211,8 @@ def verdict_bars(
                             "arrayminus": minus, "color": colour, "thickness": 2, "width": 6},
                 "marker": {"color": colour, "size": 10},
                 "customdata": text,
-                "hovertemplate": "%{customdata}<extra></extra>",
+                "hovertemplate": "%{customdata[0]}<br>minimum effect of interest "
+                "%{customdata[1]}<extra></extra>",
             }
         )  # fmt: skip
     order = [chart_text(r["label"]) for r in rows]
