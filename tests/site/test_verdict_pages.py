@@ -146,9 +146,10 @@ def test_comparison_has_verdict_tables_error_bars_and_the_frontier(demo_site: Si
     labels = {t["name"] for t in frontier if "error_y" in t}  # type: ignore[attr-defined]
     assert {"baseline", "candidate"} <= labels
     assert any(t["name"] == "frontier (latest night)" for t in frontier)  # type: ignore[attr-defined]
-    pairs = doc.one("section", id="pairs").select("tr")[1:]
-    latest = [r for r in pairs if r.select("td")[0].text == "2026-11-28"]
-    broken = [r.select("td")[4].attrs["data-value"] == "newly broken" for r in latest]
+    table = doc.one("section", id="pairs")
+    at = [th.attrs.get("data-col") for th in table.select("th")].index("outcome")
+    latest = [r for r in table.select("tr")[1:] if r.select("td")[0].text == "2026-11-28"]
+    broken = [r.select("td")[at].attrs["data-value"] == "newly broken" for r in latest]
     assert any(broken) and broken == sorted(broken, reverse=True)  # newly broken first
 
 
