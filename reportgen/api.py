@@ -137,13 +137,21 @@ def assert_no_regressions(
                 f"pair {term_text(pair['pair_id'])}: {v['metric']} = {v['value']:.6g}"
                 f" > {v['threshold']:g} (from {v['source']})"
             )
-    stats = attach_statistics(
-        comparison,
-        fail_on_regression=options.fail_on_regression,
-        alpha=options.alpha,
-        min_effect=options.min_effect,
-        thresholds=found,
-    )
+    label_level = {g.name for g in label_gates()}
+    stats = comparison.statistics
+    if (  # recompute only when the label-level judgement differs from compare()'s defaults
+        stats is None
+        or stats["alpha"] != options.alpha
+        or options.min_effect
+        or any(t.gate in label_level for t in found)
+    ):
+        stats = attach_statistics(
+            comparison,
+            fail_on_regression=options.fail_on_regression,
+            alpha=options.alpha,
+            min_effect=options.min_effect,
+            thresholds=found,
+        )
     problems += [
         f"{v['gate']}: {v['metric']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
         for v in stats["label_violations"]
