@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from reportgen._gc import collector_paused
 from reportgen.divergence.compare import Comparison
 from reportgen.divergence.records import PairRecord
 from reportgen.errors import UsageError
@@ -403,6 +404,18 @@ def attach_statistics(
     ``fail_on_regression``, every metric whose verdict is ``regression``. ``min_effect``
     overrides metrics' minimum effects of interest (by metric name, in the delta's unit);
     ``thresholds`` (default the comparison's) are the label-level gates judged."""
+    with collector_paused():  # the columns read from the records hold no cycles
+        return _attach(comparison, fail_on_regression, alpha, seed, min_effect, thresholds)
+
+
+def _attach(
+    comparison: Comparison,
+    fail_on_regression: bool,
+    alpha: float,
+    seed: int,
+    min_effect: Mapping[str, float] | None,
+    thresholds: Sequence[Threshold] | None,
+) -> dict[str, Any]:
     gates = list(comparison.thresholds if thresholds is None else thresholds)
     unknown_names = set(min_effect or {}) - {m.name for m in LABEL_METRICS}
     if unknown_names:
