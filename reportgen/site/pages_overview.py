@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reportgen.site import charts, fmt, paths
+from reportgen.site.changepoints import ALPHA as CP_ALPHA
 from reportgen.site.changepoints import ChangePoint, change_points
 from reportgen.site.context import HistoryPage, IndexPage, Link
 from reportgen.site.data import SiteData
@@ -24,6 +25,7 @@ from reportgen.site.pages_compare import (
 from reportgen.site.pages_convergence import convergence_history_charts, convergence_rows
 from reportgen.site.pages_iterations import loop_run_rows
 from reportgen.site.pages_runs import _pair_row
+from reportgen.statistics.methods import benjamini_hochberg
 from reportgen.statistics.report import task_lines
 
 Metric = tuple[str, str, str, bool, Callable[[float | None], str]]
@@ -71,29 +73,33 @@ def _interval_text(cp: ChangePoint, show: Callable[[float | None], str]) -> str 
     return f"{_signed(cp.low, show)} to {_signed(cp.high, show)}"
 
 
-def _evidence_text(cp: ChangePoint, show: Callable[[float | None], str]) -> str:
-    """A change point's evidence in words: both levels with their nights, the interval."""
+def _evidence_text(
+    cp: ChangePoint, show: Callable[[float | None], str], q: float, flagged: bool
+) -> str:
+    """A change point's evidence in words: both levels with their nights, the interval, the
+    p-value and its Benjamini-Hochberg q-value over the site's change points."""
     nights = f"{cp.n_before} night{'s' * (cp.n_before != 1)} at {show(cp.before)}"
     nights += f", then {cp.n_after} at {show(cp.after)}"
     interval = _interval_text(cp, show)
     if interval is None:
         return f"{nights}; too few nights for an interval: within noise"
-    verdict = "more than noise" if cp.significant else "within noise"
+    verdict = "more than noise" if flagged else "within noise"
     return (
         f"{nights}; change {_signed(cp.after - cp.before, show)}, 95 % CI {interval}"
-        f" (p = {cp.p_value:.2g}): {verdict}"
+        f" (p = {cp.p_value:.2g}, q = {q:.2g}): {verdict}"
     )
 
 
 def suite_change_points(data: SiteData) -> dict[str, list[dict[str, Any]]]:
     """Change points of every nightly series, per suite, latest night first, each with its
-    evidence; ``kind`` is ``regression`` or ``improvement`` only when the step is more than
-    the series' noise (its interval excludes 0), else ``within_noise``."""
+    evidence. The site flags many series at once, so their p-values are adjusted together by
+    Benjamini-Hochberg (false discovery rate at 0.05): ``kind`` is ``regression`` or
+    ``improvement`` only when the step's interval excludes 0 and its q-value is below 0.05,
+    else ``within_noise``."""
     compare = paths.compare_index_path(data.baseline_label, data.candidate_label)
     pair_rows = [_pair_row(p) for p in data.pairs]
-    out: dict[str, list[dict[str, Any]]] = {}
+    found: list[tuple[str, str, str, str, str, bool, ChangePoint, Any, bool]] = []
     for suite in data.suites:
-        found = []
         sources = [([r for r in data.nightly if r["suite"] == suite], "label", METRICS)]
         compared = _compared(data, pair_rows, suite)
         sources.append((compared, "series", PAIR_METRICS))
@@ -104,28 +110,31 @@ def suite_change_points(data: SiteData) -> dict[str, list[dict[str, Any]]]:
                     for cp in change_points([v for _, v in values]):
                         night = values[cp.index][0]
                         worse = (cp.after > cp.before) == worse_up
-                        kind = (
-                            ("regression" if worse else "improvement")
-                            if cp.significant
-                            else "within_noise"
+                        found.append(
+                            (suite, key, title, label, night, worse, cp, show, night in nights)
                         )
-                        found.append({
-                            "suite": suite, "metric": key, "title": title, "label": label, "batch": night,
-                            "before": cp.before, "after": cp.after, "relative": cp.relative,
-                            "before_text": show(cp.before), "after_text": show(cp.after),
-                            "n_before": cp.n_before, "n_after": cp.n_after,
-                            "ci_low": charts.r6(cp.low), "ci_high": charts.r6(cp.high),
-                            "p_value": charts.r6(cp.p_value), "kind": kind,
-                            "ci_text": _interval_text(cp, show),
-                            "evidence": _evidence_text(cp, show),
-                            "regression": kind == "regression",
-                            "href": f"{compare}#{night_anchor(night)}" if night in nights else None,
-                            "history": paths.history_path(suite),
-                        })  # fmt: skip
-        found.sort(
-            key=lambda c: (c["batch"], c["regression"], c["metric"], c["label"]), reverse=True
-        )
-        out[suite] = found
+    q = benjamini_hochberg([cp.p_value for *_, cp, _show, _n in found])
+    out: dict[str, list[dict[str, Any]]] = {suite: [] for suite in data.suites}
+    for (suite, key, title, label, night, worse, cp, show, compared_night), qv in zip(
+        found, q, strict=True
+    ):
+        flagged = cp.significant and bool(qv < CP_ALPHA)
+        kind = ("regression" if worse else "improvement") if flagged else "within_noise"
+        out[suite].append({
+            "suite": suite, "metric": key, "title": title, "label": label, "batch": night,
+            "before": cp.before, "after": cp.after, "relative": cp.relative,
+            "before_text": show(cp.before), "after_text": show(cp.after),
+            "n_before": cp.n_before, "n_after": cp.n_after,
+            "ci_low": charts.r6(cp.low), "ci_high": charts.r6(cp.high),
+            "p_value": charts.r6(cp.p_value), "q_value": charts.r6(float(qv)), "kind": kind,
+            "ci_text": _interval_text(cp, show),
+            "evidence": _evidence_text(cp, show, float(qv), flagged),
+            "regression": kind == "regression",
+            "href": f"{compare}#{night_anchor(night)}" if compared_night else None,
+            "history": paths.history_path(suite),
+        })  # fmt: skip
+    for cps in out.values():
+        cps.sort(key=lambda c: (c["batch"], c["regression"], c["metric"], c["label"]), reverse=True)
     return out
 
 

@@ -195,3 +195,12 @@ def test_pass_at_k_and_pass_hat_k_over_the_suite_by_hand() -> None:
     at, hat = methods.pass_k([2, 0, 4], [4, 4, 4], 2)
     assert list(at) == pytest.approx([pass_at_k(4, c, 2) for c in (2, 0, 4)])
     assert list(hat) == pytest.approx([pass_hat_k(4, c, 2) for c in (2, 0, 4)])
+
+
+def test_benjamini_hochberg_by_hand() -> None:
+    # sorted p 0.01, 0.03, 0.04, 0.2 (m = 4): 0.01·4/1 = 0.04, 0.03·4/2 = 0.06, 0.04·4/3 =
+    # 0.0533, 0.2·4/4 = 0.2; then the running minimum from the top: 0.04, 0.0533, 0.0533, 0.2
+    q = methods.benjamini_hochberg([0.04, 0.01, math.nan, 0.2, 0.03])
+    assert list(q[[1, 4, 0, 3]]) == pytest.approx([0.04, 0.16 / 3, 0.16 / 3, 0.2])
+    assert math.isnan(q[2])
+    assert math.isnan(methods.benjamini_hochberg([math.nan])[0])
