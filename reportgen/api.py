@@ -7,13 +7,15 @@ assert_no_regressions(compare("traces/baseline.json", "traces/candidate.json"), 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from reportgen.divergence.compare import Comparison, compare_labels, compare_paths
 from reportgen.escape import term_text
 from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_thresholds
-from reportgen.gating.thresholds import assertion_names
+from reportgen.gating.metrics import label_gates
+from reportgen.gating.thresholds import assertion_names, resolve_label_options
 from reportgen.statistics import attach_statistics
 
 __all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
@@ -23,7 +25,8 @@ def assertion_keywords() -> dict[str, str]:
     """assert_no_regressions keyword -> gate name, for every registered gate: its one spelling
     (``max_cost_delta``, as in [cli] and on the command line) and AgentDiff's where it has one
     (``max_cost_increase_pct``); both are also the keys of a config's [assertions] section."""
-    return {name: gate.name for gate in pair_gates() for name in assertion_names(gate)}
+    names = {name: gate.name for gate in pair_gates() for name in assertion_names(gate)}
+    return names | {gate.config_key: gate.name for gate in label_gates()}
 
 
 class RegressionError(AssertionError):
@@ -97,10 +100,13 @@ def assert_no_regressions(
     *,
     config: Path | bool | None = True,
     allow_loops: bool | None = None,
-    fail_on_regression: bool = False,
+    fail_on_regression: bool | None = None,
+    alpha: float | None = None,
+    min_effect: Mapping[str, float] | None = None,
     **thresholds: Any,
 ) -> None:
-    """Raise RegressionError when any pair breaks a threshold (strict ``>``: equal passes).
+    """Raise RegressionError when any pair breaks a threshold (strict ``>``: equal passes),
+    or the comparison as a whole breaks a label-level one.
 
     Thresholds are keywords named like the [cli] keys (``max_divergence``,
     ``max_wasted_effort``, ``max_loops``, ``max_recovery_ratio``, ``max_cost_delta``,
@@ -108,11 +114,22 @@ def assert_no_regressions(
     AgentDiff, ``max_recovery_step_ratio``, ``max_cost_increase_pct``,
     ``max_token_increase_pct``, ``max_latency_increase_pct``. ``allow_loops=False`` is ``max_loops=0`` (no stagnant
     candidate loop at all), as in AgentDiff; thresholds left as None come from the config's
-    [assertions] section. ``fail_on_regression``: also raise when a label-level verdict
-    (``summary.metrics``) is ``regression``, as ``--fail-on-regression`` does."""
+    [assertions] section. Label-level, as ``compare`` and ``gate`` judge them over the
+    tasks: ``max_success_drop`` (points), ``max_reward_drop``; ``fail_on_regression``: also
+    raise when a verdict (``summary.metrics``) is ``regression`` at ``alpha`` (default 0.05);
+    ``min_effect``: ``{metric: X}`` overrides of the minimum effects. Each left as None comes
+    from [assertions] (``fail_on_regression = true``, ``alpha``, ``min_effect = {...}``)."""
     if allow_loops is False and thresholds.get("max_loops") is None:
         thresholds["max_loops"] = 0
     found = thresholds_for(config, **thresholds)
+    path = find_config() if config is True else (config or None)
+    options = resolve_label_options(
+        path if isinstance(path, Path) else None,
+        "assertions",
+        fail_on_regression=fail_on_regression,
+        alpha=alpha,
+        min_effect=min_effect,
+    )
     problems = []
     for pair in comparison.pairs:
         for v in judge(pair, found).violations:
@@ -120,11 +137,29 @@ def assert_no_regressions(
                 f"pair {term_text(pair['pair_id'])}: {v['metric']} = {v['value']:.6g}"
                 f" > {v['threshold']:g} (from {v['source']})"
             )
-    if fail_on_regression:
-        stats = comparison.statistics or attach_statistics(comparison)
+    label_level = {g.name for g in label_gates()}
+    stats = comparison.statistics
+    if (  # recompute only when the label-level judgement differs from compare()'s defaults
+        stats is None
+        or stats["alpha"] != options.alpha
+        or options.min_effect
+        or any(t.gate in label_level for t in found)
+    ):
+        stats = attach_statistics(
+            comparison,
+            fail_on_regression=options.fail_on_regression,
+            alpha=options.alpha,
+            min_effect=options.min_effect,
+            thresholds=found,
+        )
+    problems += [
+        f"{v['gate']}: {v['metric']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
+        for v in stats["label_violations"]
+    ]
+    if options.fail_on_regression:
         problems += [
             f"{m['metric']}: regression ({m['baseline']:.6g} -> {m['candidate']:.6g},"
-            f" p = {m['p_value']:.3g} after Holm)"
+            f" p = {m['p_value']:.3g} after Holm at alpha {options.alpha:g})"
             for m in stats["metrics"]
             if m["verdict"] == "regression"
         ]

@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from reportgen.gating.metrics import Gate, pair_gates
+from reportgen.gating.metrics import Gate, label_gates, pair_gates
 
 
 def _options() -> list[tuple[Gate, str]]:
-    """(gate, assert_no_regressions keyword) for every registered pair gate."""
-    return [(gate, gate.config_key) for gate in pair_gates()]
+    """(gate, assert_no_regressions keyword) for every registered pair gate and every
+    label-level one (``--reportgen-max-success-drop``, judged over the tasks)."""
+    return [(gate, gate.config_key) for gate in (*pair_gates(), *label_gates())]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -28,6 +29,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             metavar="X",
             help=f"fail reportgen_check when {gate.pytest_flag.removeprefix('--reportgen-max-')} > X",
         )
+    group.addoption(
+        "--reportgen-fail-on-regression",
+        dest="reportgen_fail_on_regression",
+        action="store_true",
+        default=None,
+        help="also fail when a label-level verdict is 'regression' (as --fail-on-regression)",
+    )
+    group.addoption(
+        "--reportgen-alpha",
+        dest="reportgen_alpha",
+        default=None,
+        metavar="X",
+        help="significance level of the label-level verdicts (default 0.05)",
+    )
+    group.addoption(
+        "--reportgen-min-effect",
+        dest="reportgen_min_effect",
+        action="append",
+        default=None,
+        metavar="METRIC=X",
+        help="minimum effect of interest of a label-level metric (repeatable)",
+    )
     group.addoption(
         "--reportgen-config",
         dest="reportgen_config",
@@ -64,11 +87,44 @@ def pytest_configure(config: pytest.Config) -> None:
         except UsageError as error:
             message = str(error).replace(gate.flag, gate.pytest_flag)
             raise pytest.UsageError(message.removeprefix("command line: ")) from None
+    try:
+        _label_keywords(config)
+    except UsageError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
-def _given(config: pytest.Config) -> dict[str, float]:
-    """Thresholds given on the pytest command line, as assert_no_regressions keywords."""
-    found = {}
+def _label_keywords(config: pytest.Config) -> dict[str, Any]:
+    """--reportgen-fail-on-regression, --reportgen-alpha and --reportgen-min-effect as
+    assert_no_regressions keywords (only those given); a bad value is a UsageError."""
+    from reportgen.errors import UsageError
+    from reportgen.gating.thresholds import check_alpha, check_min_effects
+
+    found: dict[str, Any] = {}
+    if config.getoption("reportgen_fail_on_regression"):
+        found["fail_on_regression"] = True
+    raw = config.getoption("reportgen_alpha")
+    if raw is not None:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise UsageError(f"--reportgen-alpha: expected a number, got {raw!r}") from None
+        found["alpha"] = check_alpha(value, "--reportgen-alpha")
+    effects: dict[str, Any] = {}
+    for text in config.getoption("reportgen_min_effect") or []:
+        name, _, value_text = str(text).partition("=")
+        try:
+            effects[name.strip()] = float(value_text)
+        except ValueError:
+            raise UsageError(f"--reportgen-min-effect: expected METRIC=X, got {text!r}") from None
+    if effects:
+        found["min_effect"] = check_min_effects(effects, "--reportgen-min-effect")
+    return found
+
+
+def _given(config: pytest.Config) -> dict[str, Any]:
+    """Thresholds and label-level options given on the pytest command line, as
+    assert_no_regressions keywords."""
+    found: dict[str, Any] = _label_keywords(config)
     for gate, keyword in _options():
         raw = config.getoption(gate.pytest_dest)
         if raw is not None:
@@ -77,14 +133,15 @@ def _given(config: pytest.Config) -> dict[str, float]:
 
 
 @pytest.fixture
-def reportgen_thresholds(request: pytest.FixtureRequest) -> dict[str, float]:
-    """Thresholds given on the pytest command line, as assert_no_regressions keywords."""
+def reportgen_thresholds(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Thresholds given on the pytest command line, as assert_no_regressions keywords (the
+    label-level options too: ``fail_on_regression``, ``alpha``, ``min_effect``)."""
     return _given(request.config)
 
 
 @pytest.fixture
 def reportgen_check(
-    request: pytest.FixtureRequest, reportgen_thresholds: dict[str, float]
+    request: pytest.FixtureRequest, reportgen_thresholds: dict[str, Any]
 ) -> Callable[..., Any]:
     """``reportgen_check(baseline, candidate, **thresholds)``: compare two trace files or
     folders and fail the test on a regression. Keyword thresholds override the command line,

@@ -13,6 +13,7 @@ from reportgen.gating.metrics import MIN_CONVERGENCE
 
 if TYPE_CHECKING:
     from reportgen.divergence.compare import Comparison
+    from reportgen.gating.thresholds import LabelOptions
 
 GateFlags = dict[str, float | None]
 Json = Annotated[bool, typer.Option("--json", help="The JSON contract on stdout.")]
@@ -30,31 +31,84 @@ FailOnRegression = Annotated[
     typer.Option(
         "--fail-on-regression",
         help="Exit 3 when a label-level verdict (summary.metrics) is 'regression': a change "
-        "significant at --alpha after Holm's correction, in the worse direction.",
+        "significant at --alpha after Holm's correction, in the worse direction ([cli] "
+        "fail_on_regression = true does the same).",
     ),
 ]
 Alpha = Annotated[
-    float,
+    float | None,
     typer.Option(
         "--alpha",
-        help="Significance level of the label-level verdicts (95 % intervals at 0.05).",
+        help="Significance level of the label-level verdicts (95 % intervals at 0.05; default: "
+        "[cli] alpha, else 0.05).",
+        show_default=False,
     ),
 ]
 
 
-def _check_alpha(alpha: float) -> None:
-    """--alpha is a usage error unless strictly between 0 and 1 (checked before any work)."""
+MinEffect = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--min-effect",
+        metavar="METRIC=X",
+        help="The smallest change of a label-level metric worth a verdict, in its delta's unit "
+        "(success_rate=0.1 is 10 points, cost_usd=0.2 is 20 %); repeatable. Default: the "
+        "metric's gate threshold when set, else its registry default.",
+    ),
+]
+
+
+def _min_effects(given: list[str] | None) -> dict[str, float]:
+    """``--min-effect METRIC=X`` values by metric (a usage error unless a finite X >= 0)."""
     from reportgen.errors import UsageError
 
-    if not 0 < alpha < 1:
+    out: dict[str, float] = {}
+    for text in given or []:
+        name, _, value = text.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not name or not number >= 0 or number == float("inf"):
+            raise UsageError(f"--min-effect: expected METRIC=X with X a number >= 0, got {text!r}")
+        out[name.strip()] = number
+    from reportgen.gating.metrics import LABEL_METRICS
+
+    known = [m.name for m in LABEL_METRICS]
+    for name in out:
+        if name not in known:
+            raise UsageError(f"--min-effect: unknown metric {name!r} (known: {', '.join(known)})")
+    return out
+
+
+def _label_options(
+    config: Path | None, fail_on_regression: bool, alpha: float | None, min_effect: list[str] | None
+) -> LabelOptions:
+    """--fail-on-regression, --alpha and --min-effect over the config's [cli] section, checked
+    before any work (a bad value is a usage error)."""
+    from reportgen.errors import UsageError
+    from reportgen.gating.thresholds import resolve_label_options
+
+    if alpha is not None and not 0 < alpha < 1:
         raise UsageError(f"--alpha must be a number in (0, 1), got {alpha!r}")
+    return resolve_label_options(
+        config,
+        fail_on_regression=fail_on_regression,
+        alpha=alpha,
+        min_effect=_min_effects(min_effect),
+    )
 
 
-def _statistics(comparison: Comparison, fail_on_regression: bool, alpha: float) -> None:
+def _statistics(comparison: Comparison, options: LabelOptions) -> None:
     """The label-level statistics, verdicts and gates (reportgen.statistics), on the comparison."""
     from reportgen.statistics import attach_statistics
 
-    attach_statistics(comparison, fail_on_regression=fail_on_regression, alpha=alpha)
+    attach_statistics(
+        comparison,
+        fail_on_regression=options.fail_on_regression,
+        alpha=options.alpha,
+        min_effect=options.min_effect,
+    )
 
 
 def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, tree: bool) -> None:
@@ -127,7 +181,8 @@ def compare(
     explain: Explain = False,
     tree: Tree = False,
     fail_on_regression: FailOnRegression = False,
-    alpha: Alpha = 0.05,
+    alpha: Alpha = None,
+    min_effect: MinEffect = None,
 ) -> None:
     """Compare a baseline with a candidate: two trace files or folders (BASELINE CANDIDATE), or
     two labels of an archive (--db). Exit 3 when a gate fails."""
@@ -138,8 +193,9 @@ def compare(
     from reportgen.gating import find_config, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
-    _check_alpha(alpha)
-    thresholds = resolve_thresholds(gate_flags or {}, config or find_config())
+    config_path = config or find_config()
+    options = _label_options(config_path, fail_on_regression, alpha, min_effect)
+    thresholds = resolve_thresholds(gate_flags or {}, config_path)
     paths = [p for p in (baseline, candidate) if p is not None]
     if db is not None and paths:
         raise UsageError("give either BASELINE CANDIDATE paths or --db, not both")
@@ -180,7 +236,7 @@ def compare(
                     progress=progress.hook,
                     con=con,
                 )
-        _statistics(comparison, fail_on_regression, alpha)
+        _statistics(comparison, options)
         if markdown and site_url:
             from reportgen.cli.output import out
 
@@ -217,7 +273,8 @@ def gate(
     markdown: Markdown = False,
     explain: Explain = False,
     fail_on_regression: FailOnRegression = False,
-    alpha: Alpha = 0.05,
+    alpha: Alpha = None,
+    min_effect: MinEffect = None,
 ) -> None:
     """Gate CI on the archive: compare the candidate label with the baseline label night by
     night (the latest night by default). Exit 3 when a gate fails."""
@@ -228,8 +285,8 @@ def gate(
     from reportgen.gating import find_config, resolve_one, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
-    _check_alpha(alpha)
     config_path = config or find_config()
+    options = _label_options(config_path, fail_on_regression, alpha, min_effect)
     convergence = resolve_one(MIN_CONVERGENCE, min_convergence, config_path)
     thresholds = resolve_thresholds(gate_flags or {}, config_path)
     con = connect(db, read_only=True)
@@ -260,7 +317,7 @@ def gate(
                 label=candidate_label,
                 batch=chosen,
             )
-        _statistics(comparison, fail_on_regression, alpha)
+        _statistics(comparison, options)
         _emit(comparison, as_json, markdown, explain, False)  # --json reads steps from con
     finally:
         con.close()

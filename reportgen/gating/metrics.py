@@ -280,9 +280,18 @@ def _number(key: str) -> Callable[[Pair], float | None]:
 
 
 def _total(side: str, key: str) -> Callable[[Pair], float | None]:
+    totals = f"{side}_totals"
+
     def read(pair: Pair) -> float | None:
-        value = pair[f"{side}_totals"][key]
+        value = pair[totals][key]
         return None if value is None else float(value)
+
+    return read
+
+
+def _loops(side: str) -> Callable[[Pair], float | None]:
+    def read(pair: Pair) -> float | None:
+        return None if pair.get("loops_detected") is None else float(stagnant_loops(pair, side))
 
     return read
 
@@ -320,6 +329,10 @@ LABEL_METRICS: tuple[LabelMetric, ...] = (
                 _total("candidate", "tokens"), _total("baseline", "tokens")),
     LabelMetric("latency_ms", "latency", "total", "higher", 0.10,
                 _total("candidate", "latency_ms"), _total("baseline", "latency_ms")),
+    LabelMetric("recovery_step_ratio", "recovery steps (RSR)", "total", "higher", 0.10,
+                _number("candidate_recovery_steps"), _number("baseline_recovery_steps")),
+    LabelMetric("stagnant_loops", "stagnant loops", "mean", "higher", 0.1,
+                _loops("candidate"), _loops("baseline")),
 )  # fmt: skip
 
 

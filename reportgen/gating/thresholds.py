@@ -6,17 +6,29 @@ from __future__ import annotations
 import math
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from reportgen.errors import UsageError
-from reportgen.gating.metrics import OTHER_GATES, Gate, label_gates, metric_for_gate, pair_gates
+from reportgen.gating.metrics import (
+    LABEL_METRICS,
+    OTHER_GATES,
+    Gate,
+    label_gates,
+    metric_for_gate,
+    pair_gates,
+)
 
 CONFIG_FILES = ("reportgen.toml", "pyproject.toml")
 Section = Literal["cli", "assertions"]
 #: [assertions] keys that are no threshold: ``allow_loops = false`` is ``max_loops = 0``.
 ASSERTION_SWITCHES = ("allow_loops",)
+#: Keys of both sections for the label-level verdicts (``--fail-on-regression``, ``--alpha``,
+#: ``--min-effect``): ``fail_on_regression = true``, ``alpha = 0.1``,
+#: ``min_effect = {success_rate = 0.1}``.
+LABEL_OPTIONS = ("fail_on_regression", "alpha", "min_effect")
+DEFAULT_ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -92,10 +104,12 @@ def known_keys(section: Section) -> set[str]:
     """The keys a config section may hold: every gate's config key ([cli]), or its names
     (:func:`assertion_names`) and the switches ([assertions])."""
     if section == "cli":
-        return {g.config_key for g in (*pair_gates(), *label_gates(), *OTHER_GATES)}
+        keys = {g.config_key for g in (*pair_gates(), *label_gates(), *OTHER_GATES)}
+        return keys | set(LABEL_OPTIONS)
     names = {n for g in pair_gates() for n in assertion_names(g)}
+    names |= {g.config_key for g in label_gates()}
     others = {g.keyword for g in OTHER_GATES if g.keyword}
-    return names | others | set(ASSERTION_SWITCHES)
+    return names | others | set(ASSERTION_SWITCHES) | set(LABEL_OPTIONS)
 
 
 def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
@@ -127,7 +141,12 @@ def _key(gate: Gate, section: Section, config: Mapping[str, Any], where: object)
     of one threshold at once is a usage error."""
     if section == "cli":
         return gate.config_key if gate.config_key in config else None
-    names = assertion_names(gate) if gate in pair_gates() else (gate.keyword,)
+    if gate in pair_gates():
+        names: tuple[str | None, ...] = assertion_names(gate)
+    elif gate in label_gates():
+        names = (gate.config_key,)
+    else:
+        names = (gate.keyword,)
     given = [name for name in names if name and name in config]
     if len(given) > 1:
         raise UsageError(f"{where}: [{section}] sets both {' and '.join(given)}; keep one")
@@ -137,12 +156,11 @@ def _key(gate: Gate, section: Section, config: Mapping[str, Any], where: object)
 def resolve_thresholds(
     flags: Mapping[str, float | None], config_path: Path | None, section: Section = "cli"
 ) -> list[Threshold]:
-    """Pair-gate thresholds in force, and for the [cli] section (``compare``, ``gate``) the
-    label-level ones: flags (by gate name) override the config file's ``section``; gates set
-    nowhere are off."""
+    """Pair-gate and label-level thresholds in force (``max_success_drop`` ...): flags (by
+    gate name) override the config file's ``section``; gates set nowhere are off."""
     config = load_config(config_path).get(section, {})
     found: list[Threshold] = []
-    for gate in (*pair_gates(), *(label_gates() if section == "cli" else ())):
+    for gate in (*pair_gates(), *label_gates()):
         key = _key(gate, section, config, config_path)
         flag_value = flags.get(gate.name)
         if flag_value is not None:
@@ -182,3 +200,74 @@ def resolve_one(
 def pair_gate_metric(name: str) -> str:
     """The JSON-contract key that gate ``name`` reads (the site marks that row)."""
     return metric_for_gate(name).key
+
+
+@dataclass(frozen=True)
+class LabelOptions:
+    """How the label-level verdicts are judged: ``--fail-on-regression``, ``--alpha`` and the
+    ``--min-effect`` overrides in force, with where each came from (``sources``)."""
+
+    fail_on_regression: bool = False
+    alpha: float = DEFAULT_ALPHA
+    min_effect: dict[str, float] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def check_alpha(value: object, source: str) -> float:
+    """The significance level: a number strictly between 0 and 1, else a usage error."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise UsageError(f"{source}: alpha must be a number in (0, 1), got {value!r}")
+    return float(value)
+
+
+def check_min_effects(values: object, source: str) -> dict[str, float]:
+    """``{metric: X}`` with every metric a label-level one and every X a finite number >= 0."""
+    known = [m.name for m in LABEL_METRICS]
+    if not isinstance(values, Mapping):
+        raise UsageError(f"{source}: min_effect must be a table of metric = number")
+    out: dict[str, float] = {}
+    for name, value in values.items():
+        if name not in known:
+            raise UsageError(
+                f"{source}: min_effect: unknown metric {name!r} (known: {', '.join(known)})"
+            )
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < 0
+        ):
+            raise UsageError(f"{source}: min_effect {name} must be a finite number >= 0")
+        out[str(name)] = float(value)
+    return out
+
+
+def resolve_label_options(
+    config_path: Path | None,
+    section: Section = "cli",
+    *,
+    fail_on_regression: bool | None = None,
+    alpha: float | None = None,
+    min_effect: Mapping[str, float] | None = None,
+) -> LabelOptions:
+    """The label-level options in force: a given value (flag, keyword, pytest option) over
+    the config file's ``section`` over the defaults (off, 0.05, the registry's effects);
+    ``min_effect`` entries merge, the given ones winning."""
+    config = load_config(config_path).get(section, {})
+    where = f"{config_path} [{section}]"
+    sources: dict[str, str] = {}
+    fail = config.get("fail_on_regression")
+    if fail is not None and not isinstance(fail, bool):
+        raise UsageError(f"{where}: fail_on_regression must be true or false, got {fail!r}")
+    if fail_on_regression:
+        fail, sources["fail_on_regression"] = True, "given"
+    elif fail is not None:
+        sources["fail_on_regression"] = f"{where} fail_on_regression"
+    level = DEFAULT_ALPHA
+    if alpha is not None:
+        level, sources["alpha"] = check_alpha(alpha, "given"), "given"
+    elif "alpha" in config:
+        level, sources["alpha"] = check_alpha(config["alpha"], where), f"{where} alpha"
+    effects = check_min_effects(config.get("min_effect", {}), where)
+    effects.update(check_min_effects(dict(min_effect or {}), "given"))
+    return LabelOptions(bool(fail), level, effects, sources)

@@ -19,7 +19,7 @@ from reportgen.site import paths
 from reportgen.site.context import LazyPage, Link, Page
 from reportgen.site.data import SiteData, archive_ids, load_site_data
 from reportgen.site.feed import FEED, feed_xml
-from reportgen.site.pages_compare import Verdicts, compare_page, pair_pages
+from reportgen.site.pages_compare import Verdicts, compare_page, night_statistics, pair_pages
 from reportgen.site.pages_convergence import convergence_pages
 from reportgen.site.pages_iterations import iteration_pages
 from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
@@ -119,11 +119,12 @@ def all_pages(
     cps = suite_change_points(data)
     kept = kept_nights(data, keep_nights)
     pruned = pruned_pages(data, nav, kept, keep_nights) if kept is not None else {}
-    yield index_page(data, nav, cps, build_time)
+    nights = night_statistics(data)  # label-level verdicts per night, computed once
+    yield index_page(data, nav, cps, build_time, nights)
     yield suites_page(data, nav)
-    yield from history_pages(data, nav, cps)
+    yield from history_pages(data, nav, cps, nights)
     if data.pairs:
-        yield compare_page(data, nav)
+        yield compare_page(data, nav, nights)
         yield from with_retention(pair_pages(data, nav, verdicts), pruned)
     yield from task_pages(data, nav)
     yield from with_retention(run_pages(data, nav), pruned)

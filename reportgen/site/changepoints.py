@@ -18,6 +18,8 @@ from dataclasses import dataclass
 #: of the time while pure noise gives a false step in about 1 of 9 such series (1 in 25 over
 #: 30 nights); tests/site/test_changepoints.py pins these rates.
 PENALTY_SCALE = 3.0
+#: Level of the change points' evidence (95 % intervals).
+ALPHA = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +33,26 @@ class Segment:
 
 @dataclass(frozen=True, slots=True)
 class ChangePoint:
-    """A new level starts at ``index``: ``before`` is the old level, ``after`` the new one."""
+    """A new level starts at ``index``: ``before`` is the old level, ``after`` the new one.
+
+    The evidence: ``n_before`` / ``n_after`` nights on each level, and the interval of
+    ``after - before`` (``low``, ``high``) with its two-sided ``p_value``: a t interval with
+    the series' noise sigma (from successive differences, as the fit uses) as each night's
+    spread, so one-night levels still get one. A step whose interval holds 0 is within noise."""
 
     index: int
     before: float
     after: float
+    n_before: int = 0
+    n_after: int = 0
+    low: float = math.nan
+    high: float = math.nan
+    p_value: float = math.nan
+
+    @property
+    def significant(self) -> bool:
+        """The interval excludes 0: the step is more than the night-to-night noise."""
+        return self.p_value < ALPHA
 
     @property
     def relative(self) -> float | None:
@@ -124,7 +141,27 @@ def change_points(
     kept = [(i, v) for i, v in enumerate(values) if v is not None and math.isfinite(v)]
     if len(kept) < 2:
         return []
-    levels = detect_segments(
-        [v for _, v in kept], min_relative=min_relative, penalty_scale=PENALTY_SCALE
-    )
-    return [ChangePoint(kept[b.start][0], a.level, b.level) for a, b in itertools.pairwise(levels)]
+    series = [v for _, v in kept]
+    levels = detect_segments(series, min_relative=min_relative, penalty_scale=PENALTY_SCALE)
+    sigma = noise_sigma(series)
+    return [
+        evidence(kept[b.start][0], a, b, sigma, len(series)) for a, b in itertools.pairwise(levels)
+    ]
+
+
+def evidence(index: int, before: Segment, after: Segment, sigma: float, n: int) -> ChangePoint:
+    """A change point between two levels with its interval: ``after - before`` ± t(0.975,
+    n - 2) · sigma · sqrt(1 / n_before + 1 / n_after) (t from scipy; no interval with fewer
+    than three nights or no noise estimate)."""
+    from scipy import stats
+
+    n_b, n_a = before.end - before.start, after.end - after.start
+    diff = after.level - before.level
+    cp = ChangePoint(index, before.level, after.level, n_b, n_a)
+    if n < 3 or not sigma > 0:
+        return cp
+    se = sigma * math.sqrt(1 / n_b + 1 / n_a)
+    df = max(n - 2, 1)
+    half = float(stats.t.ppf(1 - ALPHA / 2, df)) * se
+    p = float(2 * stats.t.sf(abs(diff) / se, df))
+    return ChangePoint(index, before.level, after.level, n_b, n_a, diff - half, diff + half, p)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from reportgen.site.context import Chart, StepView
 
 STATUS_COLOURS = {"ok": "#2e7d32", "error": "#c62828", "retry": "#ef6c00", "abandoned": "#6a1b9a"}
 LABEL_COLOURS = ("#1f5fa8", "#d1495b", "#2a9d8f", "#e9a23b", "#6c4f9c", "#7a7a7a")
+VERDICT_AXIS_LIMIT = 10.0  # the verdict chart's x axis: at most ± this many minimum effects
 _FONT = {"family": "system-ui, -apple-system, 'Segoe UI', sans-serif", "size": 12}
 
 
@@ -101,14 +103,26 @@ def step_timeline(chart_id: str, steps: Sequence[StepView]) -> Chart:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A change point to ring on one label's line: its night, the evidence in words (the
+    hover text) and whether it is more than noise (a filled ring) or within it (grey)."""
+
+    label: str
+    night: str
+    text: str
+    significant: bool
+
+
 def nightly_lines(
     chart_id: str,
     title: str,
     y_title: str,
     series: dict[str, list[tuple[str, float | None]]],
-    marks: Sequence[tuple[str, str]] = (),
+    marks: Sequence[Mark] = (),
 ) -> Chart:
-    """One line per label over nights; ``marks`` (label, night) put a ring on change points."""
+    """One line per label over nights; ``marks`` (this metric's change points only) put a
+    ring on the night a new level starts, with its evidence in the hover text."""
     traces: list[dict[str, Any]] = []
     points = 0
     for i, (label, values) in enumerate(sorted(series.items())):
@@ -125,27 +139,169 @@ def nightly_lines(
         )
         points += len(values)
         flagged = dict(values)
-        at = [night for lab, night in marks if lab == label and night in flagged]
-        if at:
+        for significant in (True, False):
+            at = [
+                m
+                for m in marks
+                if m.label == label and m.night in flagged and m.significant == significant
+            ]
+            if not at:
+                continue
+            kind = "change point" if significant else "change within noise"
             traces.append(
                 {
                     "type": "scatter",
                     "mode": "markers",
-                    "name": chart_text(f"{label}: change point"),
-                    "x": [chart_text(night) for night in at],
-                    "y": [r6(flagged[n]) for n in at],
+                    "name": chart_text(f"{label}: {kind}"),
+                    "x": [chart_text(m.night) for m in at],
+                    "y": [r6(flagged[m.night]) for m in at],
+                    "customdata": [chart_text(m.text) for m in at],
                     "marker": {
-                        "size": 14,
-                        "symbol": "circle-open",
-                        "color": colour,
+                        "size": 14 if significant else 11,
+                        "symbol": "circle-open" if significant else "diamond-open",
+                        "color": colour if significant else "#8a8a8a",
                         "line": {"width": 2},
                     },
-                    "hoverinfo": "x+name",
+                    "hovertemplate": "%{x}: %{customdata}<extra>%{fullData.name}</extra>",
                 }
             )
     layout = _layout(title, "night", y_title)
     layout["xaxis"]["type"] = "category"
     return Chart(chart_id, title, {"data": traces, "layout": layout}, points)
+
+
+def verdict_bars(
+    chart_id: str, rows: Sequence[dict[str, Any]], metrics: Sequence[dict[str, Any]]
+) -> Chart:
+    """The label-level verdicts as a dot per metric with its confidence interval as an error
+    bar, in units of the metric's minimum effect of interest (dotted lines at ±1: inside them
+    a change is too small to matter). Colour: the verdict; hover: the numbers in the metric's
+    own units and what they mean."""
+    colours = {"regression": "#c62828", "improvement": "#2e7d32", "no_change": "#1f5fa8",
+               "insufficient_data": "#8a8a8a"}  # fmt: skip
+    traces = []
+    reach: list[float] = []  # how far from 0 the dots and intervals go
+    for verdict, colour in colours.items():
+        picked = [
+            (r, m)
+            for r, m in zip(rows, metrics, strict=True)
+            if m["verdict"] == verdict and m["delta"] is not None and m["min_effect"] > 0
+        ]
+        if not picked:
+            continue
+        x, minus, plus, y = [], [], [], []
+        text: list[list[str]] = []
+        for r, m in picked:
+            scale = m["min_effect"]
+            x.append(r6(m["delta"] / scale))
+            low, high = m["ci_low"], m["ci_high"]
+            minus.append(r6((m["delta"] - low) / scale) if low is not None else None)
+            plus.append(r6((high - m["delta"]) / scale) if high is not None else None)
+            reach += [abs(v) / scale for v in (m["delta"], low, high) if v is not None]
+            y.append(chart_text(r["label"]))
+            text.append([chart_text(r["line"]), f"{scale:g}"])
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": verdict.replace("_", " "),
+                "x": x,
+                "y": y,
+                "error_x": {"type": "data", "symmetric": False, "array": plus,
+                            "arrayminus": minus, "color": colour, "thickness": 2, "width": 6},
+                "marker": {"color": colour, "size": 10},
+                "customdata": text,
+                "hovertemplate": "%{customdata[0]}<br>minimum effect of interest "
+                "%{customdata[1]}<extra></extra>",
+            }
+        )  # fmt: skip
+    order = [chart_text(r["label"]) for r in rows]
+    shapes = [
+        {"type": "line", "xref": "x", "yref": "paper", "x0": v, "x1": v, "y0": 0, "y1": 1,
+         "line": {"color": "#9e9e9e", "width": 1, "dash": "dot" if v else "solid"}}
+        for v in (-1, 0, 1)
+    ]  # fmt: skip
+    layout = _layout(
+        "Verdicts",
+        f"change / minimum effect of interest (dotted: ±1; axis cut at ±{VERDICT_AXIS_LIMIT:g})",
+        "",
+        shapes=shapes,
+        height=60 + 34 * max(len(rows), 1),
+    )
+    layout["yaxis"] = {"type": "category", "categoryorder": "array",
+                       "categoryarray": order[::-1], "automargin": True}  # fmt: skip
+    edge = min(max([2.0, *reach]) * 1.1, VERDICT_AXIS_LIMIT)
+    layout["xaxis"]["range"] = [-edge, edge]  # a huge interval would flatten every other one
+    return Chart(
+        chart_id,
+        "Change of each metric with its 95 % interval, in units of its minimum effect",
+        {"data": traces, "layout": layout},
+        len(rows),
+    )
+
+
+def scatter_points(
+    label: str,
+    x: list[float | None],
+    y: list[float | None],
+    minus: list[float | None],
+    plus: list[float | None],
+    text: list[str],
+    index: int,
+) -> dict[str, Any]:
+    """One label's points of the cost/success scatter, with error bars on the pass rate."""
+    colour = LABEL_COLOURS[index % len(LABEL_COLOURS)]
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "name": chart_text(label),
+        "x": x,
+        "y": y,
+        "error_y": {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
+                    "color": colour, "thickness": 1.5, "width": 4},
+        "marker": {"color": colour, "size": 10},
+        "customdata": text,
+        "hovertemplate": "%{customdata}<extra></extra>",
+    }  # fmt: skip
+
+
+def frontier_line(points: Sequence[tuple[float, float, str]]) -> list[dict[str, Any]]:
+    """The Pareto frontier of (cost, success) points: from the cheapest, each point that
+    passes more often than every cheaper one (none when fewer than two points)."""
+    best = -math.inf
+    front = []
+    for cost, rate, label in sorted(points, key=lambda p: (p[0], -p[1])):
+        if rate > best:
+            front.append((cost, rate, label))
+            best = rate
+    if len(points) < 2:
+        return []
+    return [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "marker": {"symbol": "diamond-open", "size": 16, "color": "#555"},
+            "name": "frontier (latest night)",
+            "x": [r6(c) for c, _, _ in front],
+            "y": [r6(r) for _, r, _ in front],
+            "line": {"color": "#555", "dash": "dash", "shape": "hv"},
+            "hoverinfo": "skip",
+        }
+    ]
+
+
+def cost_success_chart(chart_id: str, traces: list[dict[str, Any]], points: int) -> Chart:
+    """The cost-vs-success scatter of the labels."""
+    layout = _layout("Cost and success", "mean cost per run (USD)", "pass rate of runs")
+    layout["yaxis"]["range"] = [0, 1.05]
+    layout["yaxis"]["tickformat"] = ".0%"
+    return Chart(
+        chart_id,
+        "Cost against success, one point per label and night (error bars: 95 % Wilson "
+        "interval of the pass rate; dashed: the cheapest labels no other beats)",
+        {"data": traces, "layout": layout},
+        points,
+    )
 
 
 def cumulative_cost(

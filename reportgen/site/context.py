@@ -154,6 +154,7 @@ class IndexPage(Page):
     verdict_night: str | None = None  # the latest compared night, judged over its tasks
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # line, verdict per metric
     task_classes: str | None = None  # "Tasks: 2 newly broken, ..."
+    within_noise: int = 0  # nightly step changes not called regressions: within noise
 
 
 @dataclass(kw_only=True)
@@ -166,6 +167,7 @@ class HistoryPage(Page):
     table: list[dict[str, Any]]
     convergence: list[dict[str, Any]] = field(default_factory=list)
     notes: list[Markup] = field(default_factory=list)
+    night_verdicts: list[dict[str, Any]] = field(default_factory=list)  # significant, per night
 
 
 @dataclass(kw_only=True)
@@ -203,6 +205,7 @@ class ComparePage(Page):
     nights: list[dict[str, Any]]
     pairs: list[dict[str, Any]]
     unpaired: list[dict[str, Any]]
+    verdicts: list[dict[str, Any]] = field(default_factory=list)  # per night, latest first
 
 
 @dataclass(kw_only=True)

@@ -18,6 +18,7 @@ from reportgen.gating import PairMetric, pair_metrics, stagnant_loops
 from reportgen.gating.metrics import Pair, outcome_mark, reward_delta
 from reportgen.site import charts, fmt, paths
 from reportgen.site.context import (
+    Chart,
     ComparePage,
     DiffRow,
     LazyPage,
@@ -29,6 +30,10 @@ from reportgen.site.context import (
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
+from reportgen.statistics import label_statistics, task_classes
+from reportgen.statistics.methods import wilson
+from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
+from reportgen.statistics.summary import ALPHA
 
 Verdicts = Callable[[PairRecord], dict[str, bool] | None]
 
@@ -358,10 +363,133 @@ def night_rows(pair_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def compare_page(data: SiteData, nav: list[Link]) -> ComparePage:
+NightStats = dict[tuple[str, str], dict[str, Any]]
+ALL_SUITES = ""
+
+
+def night_statistics(data: SiteData) -> NightStats:
+    """The label-level statistics of every compared night, over all suites (key
+    ``("", night)``, what ``reportgen gate`` judges) and per suite (``(suite, night)``): the
+    metrics with their verdicts, the task classes, and the verdicts as rows for the pages.
+    Each task's noise floor of divergence is known for the latest night only."""
+    if not data.pairs:
+        return {}
+    latest = max(p.batch for p in data.pairs)
+    groups: dict[tuple[str, str], list[PairInfo]] = defaultdict(list)
+    for pair in data.pairs:
+        groups[(ALL_SUITES, pair.batch)].append(pair)
+        groups[(pair.suite, pair.batch)].append(pair)
+    if len(data.suites) == 1:  # one suite: its statistics are the night's
+        groups = {k: v for k, v in groups.items() if k[0] == ALL_SUITES}
+    out: NightStats = {}
+    for (suite, night), pairs in sorted(groups.items()):
+        keys = {p.metrics["pair_id"]: f"{p.suite}/{p.task_id}" for p in pairs}
+        records = [p.metrics for p in pairs]
+        floors = data.repeat_tdi if night == latest else {}
+        metrics = label_statistics(records, keys, floors)
+        out[(suite, night)] = {
+            "suite": suite,
+            "batch": night,
+            "metrics": metrics,
+            "rows": [verdict_row(m) for m in metrics],
+            "tasks": task_classes(records, keys),
+            "pairs": len(pairs),
+        }
+    if len(data.suites) == 1:
+        out.update({(data.suites[0], k[1]): v for k, v in list(out.items())})
+    return out
+
+
+def verdict_row(entry: dict[str, Any], alpha: float = ALPHA) -> dict[str, Any]:
+    """One metric's row of a verdict table: its numbers as text, the interval, the verdict
+    and the tooltip that says what they mean."""
+    parts = verdict_parts(entry, alpha)
+    return {
+        **parts,
+        "metric": entry["metric"],
+        "verdict": entry["verdict"],
+        "line": verdict_line(entry, alpha),
+        "p_value": entry["p_value"],
+        "n_tasks": entry["n_tasks"],
+        "method": entry["method"],
+        "explain": verdict_explanation(entry, alpha),
+    }
+
+
+def _outcome_fields(pair: PairInfo) -> dict[str, Any]:
+    """A pair's outcomes beside its path metrics: ✓→✗ marks, broken, reward change."""
+    m = pair.metrics
+    base, cand = m.get("baseline_success"), m.get("candidate_success")
+    return {
+        "outcome": outcome_mark(base) + "→" + outcome_mark(cand),
+        "broken": base is True and cand is False,
+        "fixed": base is False and cand is True,
+        "reward_delta": reward_delta(m),
+    }
+
+
+def pair_row(pair: PairInfo) -> dict[str, Any]:
+    """A pair as a row of the comparison tables: path metrics and outcomes."""
+    return {**_pair_row(pair), **_outcome_fields(pair)}
+
+
+def frontier_scatter(data: SiteData) -> Chart | None:
+    """Cost against success of every label (one point per label and night, with the Wilson
+    interval of its pass rate as an error bar), and the frontier of the latest night: the
+    labels no other label beats on both (the view of Kapoor et al., "AI Agents That
+    Matter", 2024). None when no run gives both a cost and an outcome."""
+    cells: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
+    for run in data.runs:
+        if run.get("success") is None or run.get("cost_usd") is None:
+            continue
+        acc = cells[(run["label"], run["batch"])]
+        acc[0] += float(run["cost_usd"])
+        acc[1] += 1.0 if run["success"] else 0.0
+        acc[2] += 1
+    if not cells:
+        return None
+    traces: list[dict[str, Any]] = []
+    latest = max(batch for _, batch in cells)
+    points: list[tuple[float, float, str]] = []
+    labels = sorted({label for label, _ in cells})
+    for i, label in enumerate(labels):
+        nights = sorted(b for lab, b in cells if lab == label)
+        xs, ys, lo, hi, text = [], [], [], [], []
+        for night in nights:
+            cost, passes, runs, _ = cells[(label, night)]
+            rate = passes / runs
+            low, high = wilson(int(passes), int(runs))
+            xs.append(charts.r6(cost / runs))
+            ys.append(charts.r6(rate))
+            lo.append(charts.r6(rate - low))
+            hi.append(charts.r6(high - rate))
+            text.append(
+                charts.chart_text(
+                    f"{label} · {night}: {rate:.1%} of {int(runs)} runs passed "
+                    f"(95 % Wilson interval {low:.1%} to {high:.1%}), mean cost "
+                    f"{fmt.usd(cost / runs)} per run"
+                )
+            )
+            if night == latest:
+                points.append((cost / runs, rate, label))
+        traces.append(charts.scatter_points(label, xs, ys, lo, hi, text, i))
+    traces += charts.frontier_line(points)
+    return charts.cost_success_chart("frontier", traces, len(cells))
+
+
+def verdict_chart(
+    chart_id: str, rows: list[dict[str, Any]], metrics: list[dict[str, Any]]
+) -> Chart:
+    """Each metric's change with its interval as an error bar, in units of the metric's
+    minimum effect of interest (so every metric shares one axis: inside ±1 the change is
+    too small to matter)."""
+    return charts.verdict_bars(chart_id, rows, metrics)
+
+
+def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = None) -> ComparePage:
     """The comparison index: nights, then every pair (filterable), then unpaired runs."""
     rows = sorted(
-        (_pair_row(p) for p in data.pairs),
+        (pair_row(p) for p in data.pairs),
         key=lambda r: (r["batch"], r["suite"], r["task_id"], r["trial"]),
     )
     rows.sort(key=lambda r: r["batch"], reverse=True)
@@ -376,10 +504,27 @@ def compare_page(data: SiteData, nav: list[Link]) -> ComparePage:
         }
         for u in data.unpaired
     ]
+    stats = night_statistics(data) if nights is None else nights
+    verdicts = [
+        {**v, "anchor": night_anchor(night)}
+        for (suite, night), v in sorted(stats.items(), key=lambda kv: kv[0][1], reverse=True)
+        if suite == ALL_SUITES
+    ]
+    figures = [
+        verdict_chart(f"verdicts-{paths.slug(v['batch'])}", v["rows"], v["metrics"])
+        for v in verdicts[:1]
+    ]
+    scatter = frontier_scatter(data)
+    if scatter is not None:
+        figures.append(scatter)
+    rows.sort(key=lambda r: not r["broken"])  # newly broken pairs first (a stable sort)
+    rows.sort(key=lambda r: r["batch"], reverse=True)
     return ComparePage(
         path=paths.compare_index_path(data.baseline_label, data.candidate_label),
         title=f"{data.baseline_label} vs {data.candidate_label}",
         nav=nav,
+        charts=figures,
+        verdicts=verdicts,
         baseline_label=data.baseline_label,
         candidate_label=data.candidate_label,
         nights=night_rows(rows),

@@ -7,6 +7,7 @@ come from :mod:`scipy.stats`; nothing here loops over tasks or resamples in Pyth
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -16,7 +17,7 @@ from scipy import stats
 
 FloatArray = npt.NDArray[np.float64]
 Verdict = Literal["regression", "improvement", "no_change", "insufficient_data"]
-_CHUNK_CELLS = 1 << 22  # task indices drawn at once by the bootstrap (32 MiB of int64)
+_CHUNK_CELLS = 1 << 16  # task draws per chunk of the bootstrap (512 KiB of int64: in cache)
 VERDICTS: tuple[Verdict, ...] = ("regression", "improvement", "no_change", "insufficient_data")
 
 
@@ -124,30 +125,108 @@ def total_change(
     resamples whose baseline total is 0 are dropped. Fewer than two tasks give NaN."""
     b = np.asarray(baseline, dtype=np.float64)
     c = np.asarray(candidate, dtype=np.float64)
-    n = b.shape[-1]
-    with np.errstate(over="ignore", invalid="ignore"):  # huge totals: no number, not a warning
-        sb, sc = b.sum(), c.sum()
-        point = (sc - sb) / sb if sb > 0 else math.nan
-    if n < 2 or not sb > 0:
-        return Interval(np.array(point), np.array(math.nan), np.array(math.nan), np.array(math.nan))
-    rng = np.random.default_rng(seed)
-    rows = max(1, _CHUNK_CELLS // n)  # resamples per draw: memory stays bounded for any n
-    rb = np.empty(resamples)
-    rc = np.empty(resamples)
+    found = total_changes(b[None, :], c[None, :], alpha, resamples=resamples, seed=seed)
+    return Interval(
+        found.delta[0, ...], found.low[0, ...], found.high[0, ...], found.p_value[0, ...]
+    )
+
+
+def bootstrap_counts(
+    rng: np.random.Generator, n: int, resamples: int
+) -> Iterator[npt.NDArray[np.float64]]:
+    """The bootstrap's draws as weights: chunks of rows, one row per resample, holding how
+    often each of the ``n`` tasks was drawn (the same draws as :func:`bootstrap_indices`,
+    chunk by chunk, so memory stays bounded for any ``n``). A resample's total is then one
+    matrix product, for every metric at once."""
+    rows = max(1, _CHUNK_CELLS // n)
+    for start in range(0, resamples, rows):  # a loop over chunks, not over resamples
+        idx = bootstrap_indices(rng, n, min(rows, resamples - start))
+        k = idx.shape[0]
+        flat = (idx + (np.arange(k, dtype=np.int64) * n)[:, None]).ravel()
+        yield np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+
+
+def total_changes(
+    baseline: npt.ArrayLike,
+    candidate: npt.ArrayLike,
+    alpha: float = 0.05,
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Interval:
+    """:func:`total_change` of several metrics over the same tasks at once (rows of
+    ``baseline`` and ``candidate``, tasks on the last axis), from one set of draws: with the
+    same seed each row gets exactly the interval it would get alone."""
+    b = np.atleast_2d(np.asarray(baseline, dtype=np.float64))
+    c = np.atleast_2d(np.asarray(candidate, dtype=np.float64))
+    m, n = b.shape
+    nan = np.full(m, np.nan)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        sb, sc = b.sum(axis=-1), c.sum(axis=-1)
+        point = np.where(sb > 0, (sc - sb) / np.where(sb > 0, sb, 1.0), np.nan)
+    if n < 2 or not (sb > 0).any():
+        return Interval(point, nan, nan.copy(), nan.copy())
+    both = np.concatenate([b, c]).T  # (n, 2m): one matrix product gives every total
+    totals = np.empty((resamples, 2 * m))
+    done = 0
     with np.errstate(all="ignore"):
-        for start in range(0, resamples, rows):  # a loop over chunks, not over resamples
-            idx = bootstrap_indices(rng, n, min(rows, resamples - start))
-            rb[start : start + idx.shape[0]] = b[idx].sum(axis=1)
-            rc[start : start + idx.shape[0]] = c[idx].sum(axis=1)
+        for counts in bootstrap_counts(np.random.default_rng(seed), n, resamples):
+            totals[done : done + counts.shape[0]] = counts @ both
+            done += counts.shape[0]
+        rb, rc = totals[:, :m], totals[:, m:]
         ratios = (rc - rb) / rb
-    ratios = ratios[(rb > 0) & np.isfinite(ratios)]
-    if not ratios.size or not math.isfinite(point):
-        return Interval(np.array(point), np.array(math.nan), np.array(math.nan), np.array(math.nan))
-    low, high = np.quantile(ratios, [alpha / 2, 1 - alpha / 2])
-    k = ratios.size
-    tail = min(np.count_nonzero(ratios <= 0), np.count_nonzero(ratios >= 0))
-    p = min(1.0, 2 * (tail + 1) / (k + 1))
-    return Interval(np.array(point), np.array(low), np.array(high), np.array(p))
+    usable = (rb > 0) & np.isfinite(ratios) & np.isfinite(point)
+    k = usable.sum(axis=0)
+    masked = np.where(usable, ratios, np.nan)
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
+    some = k > 0
+    if some.any():
+        q = np.nanquantile(masked[:, some], [alpha / 2, 1 - alpha / 2], axis=0)
+        low[some], high[some] = q[0], q[1]
+    tail = np.minimum((usable & (ratios <= 0)).sum(axis=0), (usable & (ratios >= 0)).sum(axis=0))
+    p = np.where(some, np.minimum(1.0, 2 * (tail + 1) / (k + 1)), np.nan)
+    return Interval(point, low, high, p)
+
+
+def variance_shares(
+    diffs: npt.ArrayLike, groups: npt.ArrayLike
+) -> tuple[float | None, float | None]:
+    """How the spread of per-trial differences splits between tasks and between the trials of
+    a task: the one-way random-effects decomposition by the method of moments (unbalanced
+    groups, between-task variance floored at 0). Returns the shares (between tasks, between
+    trials), or (None, None) when it cannot be told apart (no task run twice, one task, no
+    spread). Many tasks with a large between-task share: more tasks narrow the interval;
+    a large between-trial share: more trials per task help too."""
+    d = np.asarray(diffs, dtype=np.float64)
+    g = np.asarray(groups, dtype=np.int64)
+    if d.size == 0:
+        return (None, None)
+    _, g = np.unique(g, return_inverse=True)
+    k = np.bincount(g).astype(np.float64)
+    t, total = k.size, d.size
+    if t < 2 or total <= t:
+        return (None, None)
+    means = np.bincount(g, weights=d) / k
+    within = float(((d - means[g]) ** 2).sum()) / (total - t)
+    grand = d.mean()
+    between_ms = float((k * (means - grand) ** 2).sum()) / (t - 1)
+    k0 = (total - float((k * k).sum()) / total) / (t - 1)
+    between = max(0.0, (between_ms - within) / k0)
+    if not math.isfinite(between + within) or between + within <= 0:
+        return (None, None)
+    share = between / (between + within)
+    return (share, 1.0 - share)
+
+
+def min_detectable_effect(half_width: float, n: int, alpha: float, power: float = 0.8) -> float:
+    """The smallest true change that this sample would call significant with probability
+    ``power``: the interval's half-width scaled by ``(t(1 - alpha/2) + t(power)) / t(1 - alpha/2)`` (with
+    ``n - 1`` degrees of freedom; for a paired t this is the textbook formula). NaN when there
+    is no interval."""
+    if n < 2 or not math.isfinite(half_width):
+        return math.nan
+    q = float(stats.t.ppf(1 - alpha / 2, n - 1))
+    return half_width * (q + float(stats.t.ppf(power, n - 1))) / q
 
 
 def holm(p_values: npt.ArrayLike) -> FloatArray:
@@ -162,6 +241,19 @@ def holm(p_values: npt.ArrayLike) -> FloatArray:
     order = known[np.argsort(p[known], kind="stable")]
     stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
     out[order] = np.minimum(stepped, 1.0)
+    return out
+
+
+def benjamini_hochberg(p_values: npt.ArrayLike) -> FloatArray:
+    """Benjamini-Hochberg q-values of a family of p-values (``scipy.stats``'s
+    false_discovery_control; NaN entries are not part of the family and stay NaN): for the
+    flags of a dashboard, where many series are scanned at once and a few false flags among
+    many true ones are tolerable, unlike a gate (Holm)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    known = ~np.isnan(p)
+    if known.any():
+        out[known] = stats.false_discovery_control(p[known], method="bh")
     return out
 
 
@@ -188,3 +280,16 @@ def verdicts(
         ["regression", "improvement", "no_change"],
         default="insufficient_data",
     )
+
+
+def pass_k(passes: npt.ArrayLike, trials: npt.ArrayLike, k: int) -> tuple[FloatArray, FloatArray]:
+    """Per task, pass@k = 1 - C(n - c, k) / C(n, k) and pass^k = C(c, k) / C(n, k)
+    (tau-bench's definition: k of the task's n runs drawn without replacement, at least one /
+    all passing), vectorised over tasks with scipy's exact-in-float binomials."""
+    from scipy.special import comb
+
+    c = np.asarray(passes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        total = comb(n, k)
+        return 1.0 - comb(n - c, k) / total, comb(c, k) / total

@@ -23,36 +23,109 @@ def _plain(value: float, digits: int, unit: str = "") -> str:
     return (MINUS if value < 0 else "") + f"{abs(value):.{digits}f}{unit}"
 
 
+def _units(kind: str, name: str) -> tuple[int, str, float, str, float, int]:
+    """(digits, unit, scale) of the values and (unit, scale, digits) of the delta."""
+    if kind == "rate":
+        return 1, " %", 100.0, " pp", 100.0, 1
+    if kind == "total":
+        return (4 if name == "cost_usd" else 0), "", 1.0, " %", 100.0, 1
+    return 3, "", 1.0, "", 1.0, 3
+
+
+def verdict_parts(entry: Mapping[str, Any], alpha: float = 0.05) -> dict[str, str]:
+    """One metric's numbers as text: ``baseline``, ``candidate``, ``delta``, ``ci`` (the
+    interval of the delta, or "no interval"), ``label`` (the metric's short name)."""
+    metric = _LABELS[entry["metric"]]
+    digits, unit, scale, du, dscale, ddigits = _units(metric.kind, metric.name)
+    b, c, d = entry["baseline"], entry["candidate"], entry["delta"]
+    low, high = entry["ci_low"], entry["ci_high"]
+    none = "\N{EN DASH}"
+    parts = {"label": metric.label, "baseline": none, "candidate": none, "delta": none}
+    if b is not None and c is not None:
+        fd = 3 if metric.kind == "floor" else digits
+        fs = 1.0 if metric.kind == "floor" else scale
+        fu = "" if metric.kind == "floor" else unit
+        parts["baseline"] = _plain(b * fs, fd, fu)
+        parts["candidate"] = _plain(c * fs, fd, fu)
+    if d is not None:
+        parts["delta"] = _signed(d * dscale, ddigits, du)
+    if low is None or high is None:
+        parts["ci"] = parts["interval"] = "no interval"
+    else:
+        parts["interval"] = (
+            f"{_plain(low * dscale, ddigits)} to {_plain(high * dscale, ddigits, du)}"
+        )
+        parts["ci"] = f"{100 * (1 - alpha):g} % CI {parts['interval']}"
+    return parts
+
+
 def verdict_line(entry: Mapping[str, Any], alpha: float = 0.05) -> str:
     """``success 91.7 % → 75.0 % (-16.7 pp, 95 % CI -30.1 to -3.2 pp): regression`` (printed
     with a true minus sign)."""
     metric = _LABELS[entry["metric"]]
-    b, c, d = entry["baseline"], entry["candidate"], entry["delta"]
-    low, high = entry["ci_low"], entry["ci_high"]
-    if metric.kind == "rate":
-        digits, unit, scale, du = 1, " %", 100.0, " pp"
-    elif metric.kind == "total":
-        digits, unit, scale, du = (4 if metric.name == "cost_usd" else 0), "", 1.0, " %"
-    else:
-        digits, unit, scale, du = 3, "", 1.0, ""
-    dscale = 100.0 if metric.kind in ("rate", "total") else 1.0
-    ddigits = 1 if metric.kind in ("rate", "total") else 3
-    if d is None:
+    if entry["delta"] is None:
         return f"{metric.label}: no paired tasks with this metric: insufficient_data"
-    if metric.kind == "floor":
-        values = f"{metric.label} {_plain(b, 3)} between baseline runs → {_plain(c, 3)} ("
-        values += _signed(d, 3, "")
-    else:
-        values = f"{metric.label} {_plain(b * scale, digits, unit)} → {_plain(c * scale, digits, unit)} ("
-        values += _signed(d * dscale, ddigits, du)
-    if low is None or high is None:
-        interval = ", no interval"
-    else:
-        interval = (
-            f", {100 * (1 - alpha):g} % CI {_plain(low * dscale, ddigits)}"
-            f" to {_plain(high * dscale, ddigits, du)}"
-        )
+    parts = verdict_parts(entry, alpha)
+    between = " between baseline runs" if metric.kind == "floor" else ""
+    values = f"{metric.label} {parts['baseline']}{between} → {parts['candidate']} ({parts['delta']}"
+    interval = ", no interval" if parts["ci"] == "no interval" else f", {parts['ci']}"
     return f"{values}{interval}): {entry['verdict']}"
+
+
+#: What each verdict means, for tooltips and the reports' glossary.
+VERDICT_MEANING = {
+    "regression": "significantly worse: the Holm-adjusted p-value is below alpha and the "
+    "change is in the worse direction",
+    "improvement": "significantly better: the Holm-adjusted p-value is below alpha and the "
+    "change is in the better direction",
+    "no_change": "not significant, and the whole interval lies within ± the minimum effect of "
+    "interest: any change is too small to matter",
+    "insufficient_data": "the data cannot tell a change that matters from none (too few tasks, "
+    "too noisy, or the metric is missing): not a pass; run more tasks or trials",
+}
+
+
+def verdict_explanation(entry: Mapping[str, Any], alpha: float = 0.05) -> str:
+    """A tooltip for one metric's verdict: what the numbers are, the method, the interval,
+    the p-value, the verdict, and what more data would take."""
+    metric = _LABELS[entry["metric"]]
+    level = f"{100 * (1 - alpha):g} %"
+    what = {
+        "rate": "the pass rate over tasks (each task's trials averaged first)",
+        "mean": "the mean over tasks (each task's trials averaged first)",
+        "floor": "the candidate's divergence from the baseline, against the divergence of two "
+        "baseline runs of the same task (its noise floor)",
+        "total": "the total over the paired tasks; the change is (Σcandidate - Σbaseline) / "
+        "Σbaseline",
+    }[metric.kind]
+    text = [
+        f"{metric.label}: {what}.",
+        f"Interval: {level} confidence interval of the change ({entry['method']}).",
+    ]
+    if entry.get("p_value") is not None:
+        text.append(f"p = {entry['p_value']:.3g} after Holm's correction across the metrics.")
+    text.append(f"{entry['verdict']}: {VERDICT_MEANING[entry['verdict']]}.")
+    text.append(f"Tasks: {entry['n_tasks']}; runs {entry['n_trials_baseline']} baseline, "
+                f"{entry['n_trials_candidate']} candidate.")  # fmt: skip
+    if entry.get("tasks_needed"):
+        text.append(
+            f"At this spread, about {entry['tasks_needed']} tasks would tell a change of "
+            f"{entry['min_effect']:g} from none."
+        )
+    if entry.get("k"):
+        k = entry["k"]
+        text.append(
+            f"pass@{k} (any of {k} runs passes) {entry['baseline_pass_at_k']:.3f} → "
+            f"{entry['candidate_pass_at_k']:.3f}; pass^{k} (all {k} pass) "
+            f"{entry['baseline_pass_hat_k']:.3f} → {entry['candidate_pass_hat_k']:.3f}."
+        )
+    share = entry.get("variance_share_tasks")
+    if share is not None:
+        text.append(
+            f"{100 * share:.0f} % of the spread is between tasks, "
+            f"{100 * (1 - share):.0f} % between trials of a task."
+        )
+    return " ".join(text)
 
 
 def task_lines(tasks: Mapping[str, Any], code: bool) -> list[str]:

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from reportgen._gc import collector_paused
 from reportgen.divergence.compare import Comparison
 from reportgen.divergence.records import PairRecord
+from reportgen.errors import UsageError
 from reportgen.gating.metrics import LABEL_METRICS, LabelMetric, label_metric_for_gate
 from reportgen.gating.thresholds import Threshold
 from reportgen.gating.verdict import breaks, violation
 from reportgen.statistics import methods
-from reportgen.statistics.methods import Interval
+from reportgen.statistics.methods import FloatArray, Interval
 
 ALPHA = 0.05
 RESAMPLES = 2000
@@ -34,67 +38,161 @@ def _number(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _task_means(
+@dataclass(frozen=True)
+class Grouping:
+    """The pairs' tasks: ``tasks`` sorted, ``index`` the task of each pair (by position)."""
+
+    tasks: list[str]
+    index: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, pairs: Sequence[PairRecord], keys: Mapping[str, str]) -> Grouping:
+        names = [keys.get(p["pair_id"], p["task_id"]) for p in pairs]
+        if not names:
+            return cls([], np.zeros(0, dtype=np.int64))
+        tasks, index = np.unique(np.array(names, dtype=str), return_inverse=True)
+        return cls([str(t) for t in tasks], index.astype(np.int64).ravel())
+
+
+def _column(pairs: Sequence[PairRecord], read: Callable[[Any], float | None] | None) -> FloatArray:
+    """One side's value of every pair (NaN: unknown); the only pass over the records."""
+    if read is None:
+        return np.zeros(len(pairs))
+    values = [read(p) for p in pairs]
+    return np.array([math.nan if v is None else v for v in values], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Sides:
+    """One metric over the tasks where it is known: per task (``tasks``, indexes into the
+    grouping) the mean of each side over its pairs, and the pairs used (``pair_task``,
+    ``pair_base``, ``pair_cand``: the task and both values of each)."""
+
+    tasks: npt.NDArray[np.int64]
+    base: FloatArray
+    cand: FloatArray
+    pair_task: npt.NDArray[np.int64]
+    pair_base: FloatArray
+    pair_cand: FloatArray
+
+    @property
+    def used(self) -> int:
+        return int(self.pair_task.size)
+
+
+def task_sides(
     pairs: Sequence[PairRecord],
-    keys: Mapping[str, str],
+    grouping: Grouping,
     metric: LabelMetric,
     floors: Mapping[str, float] | None = None,
-) -> tuple[list[str], np.ndarray, np.ndarray, int]:
-    """Per task (sorted keys): the mean over its pairs of each side's value, for the pairs
-    where both sides are known, and the number of pairs used. For a ``floor`` metric the
-    baseline side is the task's noise floor (``floors``) and tasks without one are left out."""
-    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for pair in pairs:
-        c = metric.candidate(pair)
-        b = 0.0 if metric.baseline is None else metric.baseline(pair)
-        if b is None or c is None or not (math.isfinite(b) and math.isfinite(c)):
-            continue
-        acc = sums[keys.get(pair["pair_id"], pair["task_id"])]
-        acc[0] += b
-        acc[1] += c
-        acc[2] += 1
+) -> Sides:
+    """Per task: the mean over its pairs of each side's value, for the pairs where both
+    sides are known (grouped with ``bincount``, never a Python loop per task). For a
+    ``floor`` metric the baseline side is the task's noise floor (``floors``) and tasks
+    without one are left out."""
+    b = _column(pairs, metric.baseline)
+    c = _column(pairs, metric.candidate)
+    valid = np.isfinite(b) & np.isfinite(c)
+    index = grouping.index[valid]
+    b, c = b[valid], c[valid]
+    n_tasks = len(grouping.tasks)
     if metric.kind == "floor":
-        floors = floors or {}
-        sums = {t: [floors[t] * acc[2], acc[1], acc[2]] for t, acc in sums.items() if t in floors}
-    tasks = sorted(sums)
-    count = np.array([sums[t][2] for t in tasks])
-    base = np.array([sums[t][0] for t in tasks]) / np.maximum(count, 1)
-    cand = np.array([sums[t][1] for t in tasks]) / np.maximum(count, 1)
-    return tasks, base, cand, int(count.sum())
+        known = np.array([(floors or {}).get(t, math.nan) for t in grouping.tasks], dtype=float)
+        keep = np.isfinite(known[index]) if index.size else np.zeros(0, dtype=bool)
+        index, c = index[keep], c[keep]
+        b = known[index]
+    count = np.bincount(index, minlength=n_tasks)
+    present = np.flatnonzero(count)
+    with np.errstate(over="ignore", invalid="ignore"):
+        base = np.bincount(index, weights=b, minlength=n_tasks)[present] / count[present]
+        cand = np.bincount(index, weights=c, minlength=n_tasks)[present] / count[present]
+    return Sides(present, base, cand, index, b, c)
 
 
-def _rate(
-    pairs: Sequence[PairRecord], keys: Mapping[str, str], metric: LabelMetric, alpha: float
-) -> tuple[Interval, str, dict[str, Any]]:
+def _rate(sides: Sides, alpha: float) -> tuple[Interval, str, dict[str, Any]]:
     """A pass rate: exact McNemar with Newcombe's interval when every task has one trial a
     side; else the paired t over per-task rates (pooled McNemar/Newcombe when the per-task
     differences have no spread at all). Each side's pooled rate gets its Wilson interval."""
-    tasks, base, cand, used = _task_means(pairs, keys, metric)
-    known = [
-        (metric.baseline(p), metric.candidate(p))
-        for p in pairs
-        if metric.baseline is not None
-        and metric.baseline(p) is not None
-        and metric.candidate(p) is not None
-    ]
-    table = {(b, c): 0 for b in (0.0, 1.0) for c in (0.0, 1.0)}
-    for b, c in known:
-        table[(b, c)] += 1  # type: ignore[index]
-    both, only_b, only_c, neither = table[1, 1], table[1, 0], table[0, 1], table[0, 0]
+    pb, pc = sides.pair_base == 1.0, sides.pair_cand == 1.0
+    both, only_b = int(np.sum(pb & pc)), int(np.sum(pb & ~pc))
+    only_c, neither = int(np.sum(~pb & pc)), int(np.sum(~pb & ~pc))
+    used, n_tasks = sides.used, sides.tasks.size
     extra = {  # each side's rate over all its trials (each task weighs by its trials)
         "baseline_trial_rate": (both + only_b) / used if used else None,
         "candidate_trial_rate": (both + only_c) / used if used else None,
         "baseline_ci": [_number(x) for x in methods.wilson(both + only_b, used, alpha)],
         "candidate_ci": [_number(x) for x in methods.wilson(both + only_c, used, alpha)],
     }
-    diffs = cand - base
-    single = used == len(tasks)
-    if single or (len(tasks) >= 2 and np.ptp(diffs) == 0):
+    extra.update(_pass_k(sides, alpha))
+    diffs = sides.cand - sides.base
+    single = used == n_tasks
+    if single or (n_tasks >= 2 and np.ptp(diffs) == 0):
         delta, low, high = methods.newcombe_paired(both, only_b, only_c, neither, alpha)
         p = methods.mcnemar_exact(only_b, only_c)
         name = "mcnemar_exact+newcombe" + ("" if single else "_pooled_trials")
         return Interval(np.array(delta), np.array(low), np.array(high), np.array(p)), name, extra
     return methods.paired_t(diffs, alpha), "paired_t_over_tasks", extra
+
+
+def _pass_k(sides: Sides, alpha: float) -> dict[str, Any]:
+    """pass@k and pass^k over the suite (the mean over tasks of each task's value), with k
+    the fewest trials any task has on both sides, and the paired t interval of the pass^k
+    change; nothing when some task ran once (k = 1 is the success rate itself)."""
+    if not sides.tasks.size:
+        return {}
+    n = np.bincount(sides.pair_task, minlength=int(sides.tasks.max()) + 1)[sides.tasks]
+    k = int(n.min())
+    if k < 2:
+        return {}
+    size = int(sides.tasks.max()) + 1
+    out: dict[str, Any] = {"k": k}
+    hats = []
+    for side, values in (("baseline", sides.pair_base), ("candidate", sides.pair_cand)):
+        passes = np.bincount(sides.pair_task, weights=values == 1.0, minlength=size)[sides.tasks]
+        at, hat = methods.pass_k(passes, n, k)
+        out[f"{side}_pass_at_k"] = _number(at.mean())
+        out[f"{side}_pass_hat_k"] = _number(hat.mean())
+        hats.append(hat)
+    change = methods.paired_t(hats[1] - hats[0], alpha)
+    out["pass_hat_k_delta"] = _number(change.delta)
+    out["pass_hat_k_ci"] = [_number(change.low), _number(change.high)]
+    return out
+
+
+def _entry(
+    metric: LabelMetric, sides: Sides, estimate: Interval, method: str, alpha: float
+) -> dict[str, Any]:
+    """One metric's object of ``summary.metrics`` before the Holm step (``p_value`` is still
+    the raw one; :func:`label_statistics` adjusts it and gives the verdict)."""
+    n = int(sides.tasks.size)
+    baseline: float | None = None
+    candidate: float | None = None
+    if metric.kind == "total":
+        baseline, candidate = _number(sides.base.sum()), _number(sides.cand.sum())
+    elif n:
+        baseline, candidate = _number(sides.base.mean()), _number(sides.cand.mean())
+    delta = _number(estimate.delta) if n else None
+    low, high = _number(estimate.low), _number(estimate.high)
+    half = math.nan if low is None or high is None or delta is None else (high - low) / 2
+    between, within = methods.variance_shares(sides.pair_cand - sides.pair_base, sides.pair_task)
+    return {
+        "metric": metric.name,
+        "baseline": baseline,
+        "candidate": candidate,
+        "delta": delta,
+        "ci_low": low,
+        "ci_high": high,
+        "p_value": _number(estimate.p_value),
+        "verdict": "insufficient_data",
+        "n_tasks": n,
+        "n_trials_baseline": 2 * n if metric.kind == "floor" else sides.used,
+        "n_trials_candidate": sides.used,
+        "method": method,
+        "min_effect": metric.min_effect,
+        "min_detectable_effect": _number(methods.min_detectable_effect(half, n, alpha)),
+        "variance_share_tasks": between,
+        "variance_share_trials": within,
+    }
 
 
 def metric_statistics(
@@ -107,44 +205,81 @@ def metric_statistics(
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> dict[str, Any]:
-    """One metric's object of ``summary.metrics`` before the Holm step (``p_value`` is still
-    the raw one; :func:`label_statistics` adjusts it and gives the verdict). ``floors``: each
-    task's baseline-vs-baseline TDI (``Comparison.repeat_tdi``)."""
-    tasks, base, cand, used = _task_means(pairs, keys, metric, floors)
-    extra: dict[str, Any] = {}
-    if metric.kind == "rate":
-        estimate, method, extra = _rate(pairs, keys, metric, alpha)
-    elif metric.kind == "total":
-        estimate = methods.total_change(base, cand, alpha, resamples=resamples, seed=seed)
-        method = f"total_change+paired_bootstrap({resamples}, seed {seed})"
-    elif metric.kind == "floor":
-        estimate = methods.paired_t(cand - base, alpha)
-        method = "paired_t_over_tasks(vs baseline repeat)"
-    else:
-        estimate = methods.paired_t(cand - base, alpha)
-        method = "paired_t_over_tasks"
-    baseline: float | None = None
-    candidate: float | None = None
-    if metric.kind == "total":
-        baseline, candidate = float(base.sum()), float(cand.sum())
-    elif tasks:
-        baseline, candidate = float(base.mean()), float(cand.mean())
-    return {
-        "metric": metric.name,
-        "baseline": baseline,
-        "candidate": candidate,
-        "delta": _number(estimate.delta) if tasks else None,
-        "ci_low": _number(estimate.low),
-        "ci_high": _number(estimate.high),
-        "p_value": _number(estimate.p_value),
-        "verdict": "insufficient_data",
-        "n_tasks": len(tasks),
-        "n_trials_baseline": 2 * len(tasks) if metric.kind == "floor" else used,
-        "n_trials_candidate": used,
-        "method": method,
-        "min_effect": metric.min_effect,
-        **extra,
-    }
+    """One metric's object of ``summary.metrics`` on its own (raw p-value, no verdict yet);
+    ``floors``: each task's baseline-vs-baseline TDI (``Comparison.repeat_tdi``)."""
+    grouping = Grouping.of(pairs, keys)
+    return _all_entries(
+        pairs, grouping, (metric,), floors, alpha=alpha, resamples=resamples, seed=seed
+    )[0]
+
+
+def _all_entries(
+    pairs: Sequence[PairRecord],
+    grouping: Grouping,
+    metrics: Sequence[LabelMetric],
+    floors: Mapping[str, float] | None,
+    *,
+    alpha: float,
+    resamples: int,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Every metric's entry; the totals that share their tasks share one bootstrap (the same
+    seed gives each exactly the draws it would get alone)."""
+    sides = [task_sides(pairs, grouping, m, floors) for m in metrics]
+    estimates: dict[int, tuple[Interval, str, dict[str, Any]]] = {}
+    totals: dict[bytes, list[int]] = defaultdict(list)
+    for i, (metric, side) in enumerate(zip(metrics, sides, strict=True)):
+        if metric.kind == "rate":
+            estimates[i] = _rate(side, alpha)
+        elif metric.kind == "total":
+            totals[side.tasks.tobytes()].append(i)
+        elif metric.kind == "floor":
+            estimate = methods.paired_t(side.cand - side.base, alpha)
+            estimates[i] = (estimate, "paired_t_over_tasks(vs baseline repeat)", {})
+        else:
+            estimates[i] = (
+                methods.paired_t(side.cand - side.base, alpha),
+                "paired_t_over_tasks",
+                {},
+            )
+    method = f"total_change+paired_bootstrap({resamples}, seed {seed})"
+    for group in totals.values():
+        found = methods.total_changes(
+            np.stack([sides[i].base for i in group]),
+            np.stack([sides[i].cand for i in group]),
+            alpha,
+            resamples=resamples,
+            seed=seed,
+        )
+        for row, i in enumerate(group):
+            one = Interval(*(np.asarray(a[row, ...]) for a in
+                             (found.delta, found.low, found.high, found.p_value)))  # fmt: skip
+            estimates[i] = (one, method, {})
+    out = []
+    for i, (metric, side) in enumerate(zip(metrics, sides, strict=True)):
+        estimate, name, extra = estimates[i]
+        out.append({**_entry(metric, side, estimate, name, alpha), **extra})
+    return out
+
+
+def min_effects(
+    thresholds: Sequence[Threshold] = (), overrides: Mapping[str, float] | None = None
+) -> dict[str, tuple[float, str]]:
+    """Each label-level metric's minimum effect of interest and where it came from: an
+    override (``--min-effect METRIC=X``, in the delta's unit) over the metric's gate
+    threshold when one is set (``--max-success-drop 10`` is 0.10 of success rate) over the
+    registry's default."""
+    gates = {t.gate: t for t in thresholds}
+    out: dict[str, tuple[float, str]] = {}
+    for metric in LABEL_METRICS:
+        value, source = metric.min_effect, "default"
+        threshold = gates.get(metric.gate.name) if metric.gate is not None else None
+        if threshold is not None and threshold.value > 0:
+            value, source = threshold.value / metric.scale, threshold.source
+        if overrides and metric.name in overrides:
+            value, source = overrides[metric.name], "--min-effect"
+        out[metric.name] = (value, source)
+    return out
 
 
 def label_statistics(
@@ -155,18 +290,22 @@ def label_statistics(
     alpha: float = ALPHA,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    effects: Mapping[str, tuple[float, str]] | None = None,
 ) -> list[dict[str, Any]]:
     """``summary.metrics``: every label-level metric, its p-value Holm-adjusted across the
-    family (``p_value_raw`` keeps the unadjusted one) and its verdict at ``alpha``."""
-    found = [
-        metric_statistics(pairs, keys, m, floors, alpha=alpha, resamples=resamples, seed=seed)
-        for m in LABEL_METRICS
-    ]
+    family (``p_value_raw`` keeps the unadjusted one) and its verdict at ``alpha`` against
+    its minimum effect (``effects``, from :func:`min_effects`; default the registry's)."""
+    grouping = Grouping.of(pairs, keys)
+    found = _all_entries(
+        pairs, grouping, LABEL_METRICS, floors, alpha=alpha, resamples=resamples, seed=seed
+    )
+    effects = effects or min_effects()
     raw = np.array([np.nan if f["p_value"] is None else f["p_value"] for f in found])
     adjusted = methods.holm(raw)
     for entry, metric, p in zip(found, LABEL_METRICS, adjusted, strict=True):
         entry["p_value_raw"] = entry["p_value"]
         entry["p_value"] = _number(p)
+        entry["min_effect"], entry["min_effect_source"] = effects[metric.name]
         nan = math.nan
         estimate = Interval(
             np.array(nan if entry["delta"] is None else entry["delta"]),
@@ -179,39 +318,48 @@ def label_statistics(
                 estimate,
                 p,
                 alpha=alpha,
-                min_effect=metric.min_effect,
+                min_effect=entry["min_effect"],
                 worse_when=metric.worse_when,
             )
         )
+        mde, n = entry["min_detectable_effect"], entry["n_tasks"]
+        entry["tasks_needed"] = (
+            math.ceil(n * (mde / entry["min_effect"]) ** 2)
+            if entry["verdict"] == "insufficient_data" and mde and entry["min_effect"] > 0
+            else None
+        )
     return found
+
+
+def _outcomes(pairs: Sequence[PairRecord], key: str) -> FloatArray:
+    return _column(pairs, lambda p: None if p.get(key) is None else float(bool(p[key])))
 
 
 def task_classes(pairs: Sequence[PairRecord], keys: Mapping[str, str]) -> dict[str, Any]:
     """``summary.tasks``: how many tasks were fixed, newly broken, still failing, still
     passing, flaky (mixed outcomes across the trials of one side) or unknown (a side gives no
-    outcome), and which tasks are in the first three classes."""
-    sides: dict[str, tuple[set[bool], set[bool]]] = defaultdict(lambda: (set(), set()))
-    for pair in pairs:
-        b, c = sides[keys.get(pair["pair_id"], pair["task_id"])]
-        if pair.get("baseline_success") is not None:
-            b.add(bool(pair["baseline_success"]))
-        if pair.get("candidate_success") is not None:
-            c.add(bool(pair["candidate_success"]))
-    named: dict[str, list[str]] = {name: [] for name in TASK_CLASSES}
-    for task in sorted(sides):
-        b, c = sides[task]
-        if not b or not c:
-            kind = "unknown"
-        elif len(b) > 1 or len(c) > 1:
-            kind = "flaky"
-        else:
-            kind = {
-                (True, False): "newly_broken",
-                (False, True): "fixed",
-                (False, False): "still_failing",
-                (True, True): "still_passing",
-            }[(next(iter(b)), next(iter(c)))]
-        named[kind].append(task)
+    outcome), and which tasks are in the first three classes (counted per task with
+    ``bincount``)."""
+    grouping = Grouping.of(pairs, keys)
+    n = len(grouping.tasks)
+
+    def count(values: FloatArray, outcome: float) -> npt.NDArray[np.int64]:
+        return np.bincount(grouping.index[values == outcome], minlength=n)
+
+    b, c = _outcomes(pairs, "baseline_success"), _outcomes(pairs, "candidate_success")
+    b_pass, b_fail, c_pass, c_fail = count(b, 1.0), count(b, 0.0), count(c, 1.0), count(c, 0.0)
+    unknown = (b_pass + b_fail == 0) | (c_pass + c_fail == 0)
+    flaky = ~unknown & (((b_pass > 0) & (b_fail > 0)) | ((c_pass > 0) & (c_fail > 0)))
+    rest = ~unknown & ~flaky
+    kinds = {
+        "newly_broken": rest & (b_pass > 0) & (c_fail > 0),
+        "fixed": rest & (b_fail > 0) & (c_pass > 0),
+        "still_failing": rest & (b_fail > 0) & (c_fail > 0),
+        "still_passing": rest & (b_pass > 0) & (c_pass > 0),
+        "flaky": flaky,
+        "unknown": unknown,
+    }
+    named = {k: [grouping.tasks[i] for i in np.flatnonzero(v)] for k, v in kinds.items()}
     counts: dict[str, Any] = {name: len(named[name]) for name in TASK_CLASSES}
     return {**counts, "newly_broken_tasks": named["newly_broken"],
             "fixed_tasks": named["fixed"], "flaky_tasks": named["flaky"]}  # fmt: skip
@@ -248,14 +396,42 @@ def attach_statistics(
     fail_on_regression: bool = False,
     alpha: float = ALPHA,
     seed: int = SEED,
+    min_effect: Mapping[str, float] | None = None,
+    thresholds: Sequence[Threshold] | None = None,
 ) -> dict[str, Any]:
     """Compute the label-level statistics of ``comparison`` and store them on it: its JSON
     summary gains ``metrics`` and ``tasks``, its verdict the label-level gates and, with
-    ``fail_on_regression``, every metric whose verdict is ``regression``."""
+    ``fail_on_regression``, every metric whose verdict is ``regression``. ``min_effect``
+    overrides metrics' minimum effects of interest (by metric name, in the delta's unit);
+    ``thresholds`` (default the comparison's) are the label-level gates judged."""
+    with collector_paused():  # the columns read from the records hold no cycles
+        return _attach(comparison, fail_on_regression, alpha, seed, min_effect, thresholds)
+
+
+def _attach(
+    comparison: Comparison,
+    fail_on_regression: bool,
+    alpha: float,
+    seed: int,
+    min_effect: Mapping[str, float] | None,
+    thresholds: Sequence[Threshold] | None,
+) -> dict[str, Any]:
+    gates = list(comparison.thresholds if thresholds is None else thresholds)
+    unknown_names = set(min_effect or {}) - {m.name for m in LABEL_METRICS}
+    if unknown_names:
+        known = ", ".join(m.name for m in LABEL_METRICS)
+        raise UsageError(
+            f"--min-effect: unknown metric {', '.join(sorted(unknown_names))} (known: {known})"
+        )
     metrics = label_statistics(
-        comparison.pairs, comparison.task_keys, comparison.repeat_tdi, alpha=alpha, seed=seed
+        comparison.pairs,
+        comparison.task_keys,
+        comparison.repeat_tdi,
+        alpha=alpha,
+        seed=seed,
+        effects=min_effects(gates, min_effect),
     )
-    broken, unknown = label_violations(metrics, comparison.thresholds)
+    broken, unknown = label_violations(metrics, gates)
     result = {
         "metrics": metrics,
         "tasks": task_classes(comparison.pairs, comparison.task_keys),
