@@ -19,7 +19,13 @@ from reportgen.site import paths
 from reportgen.site.context import LazyPage, Link, Page
 from reportgen.site.data import SiteData, archive_ids, load_site_data
 from reportgen.site.feed import FEED, feed_xml
-from reportgen.site.pages_compare import Verdicts, compare_page, night_statistics, pair_pages
+from reportgen.site.pages_compare import (
+    NightStats,
+    Verdicts,
+    compare_page,
+    night_statistics,
+    pair_pages,
+)
 from reportgen.site.pages_convergence import convergence_pages
 from reportgen.site.pages_iterations import iteration_pages
 from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
@@ -112,16 +118,19 @@ def all_pages(
     build_time: str,
     verdicts: Verdicts | None = None,
     keep_nights: int = DEFAULT_KEEP_NIGHTS,
+    nights: NightStats | None = None,
 ) -> Iterable[Page | LazyPage]:
     """Every page of the site, in a fixed order (run and pair pages as lazy pages; those of
-    nights older than the ``keep_nights`` newest as small stand-ins, see retention.py)."""
+    nights older than the ``keep_nights`` newest as small stand-ins, see retention.py).
+    ``nights``: the label-level verdicts per night (night_statistics), when already known."""
     nav = _nav(data)
     cps = suite_change_points(data)
     kept = kept_nights(data, keep_nights)
     pruned = pruned_pages(data, nav, kept, keep_nights) if kept is not None else {}
-    nights = night_statistics(data)  # label-level verdicts per night, computed once
+    if nights is None:
+        nights = night_statistics(data)
     yield index_page(data, nav, cps, build_time, nights)
-    yield suites_page(data, nav)
+    yield suites_page(data, nav, nights)
     yield from history_pages(data, nav, cps, nights)
     if data.pairs:
         yield compare_page(data, nav, nights)
@@ -176,7 +185,8 @@ def build_site(
         seen: set[str] = set()
         with paths.known_ids(ids):
             data = load_site_data(con, baseline_label, candidate_label)
-            for page in all_pages(data, stamp, verdicts, keep_nights):
+            nights = night_statistics(data)  # label-level verdicts per night, computed once
+            for page in all_pages(data, stamp, verdicts, keep_nights, nights):
                 if page.path in seen:
                     raise RuntimeError(f"two pages want the same path: {page.path}")
                 seen.add(page.path)
@@ -187,7 +197,7 @@ def build_site(
                     digest = renderer.page_hash(page)
                     writer.page(page.path, digest, partial(renderer.render, page))
             if data.pairs:
-                writer.file(FEED, feed_xml(data, stamp, site_url))
+                writer.file(FEED, feed_xml(data, nights, stamp, site_url))
             kept = kept_nights(data, keep_nights)
             searched = [r for r in data.runs if kept is None or r["batch"] in kept]
             for rel, content in search_files(con, data.runs, searched).items():

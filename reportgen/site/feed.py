@@ -13,8 +13,7 @@ from typing import Any
 
 from reportgen.site import paths
 from reportgen.site.data import PairInfo, SiteData
-from reportgen.site.pages_compare import night_anchor
-from reportgen.statistics import label_statistics, task_classes
+from reportgen.site.pages_compare import ALL_SUITES, NightStats, night_anchor
 from reportgen.statistics.report import verdict_line
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -22,12 +21,12 @@ FEED = "feed.xml"
 NIGHTS = 30  # the latest nights in the feed (readers keep older entries themselves)
 
 
-def _night_entry(night: str, pairs: list[PairInfo], data: SiteData) -> dict[str, Any]:
-    """One night's verdicts, newly broken tasks and headline."""
-    keys = {p.metrics["pair_id"]: f"{p.suite}/{p.task_id}" for p in pairs}
-    records = [p.metrics for p in pairs]
-    found = label_statistics(records, keys, data.repeat_tdi)
-    tasks = task_classes(records, keys)
+def _night_entry(
+    night: str, pairs: list[PairInfo], data: SiteData, stats: dict[str, Any]
+) -> dict[str, Any]:
+    """One night's verdicts (its ``night_statistics`` over all suites), newly broken tasks
+    and headline."""
+    found, tasks = stats["metrics"], stats["tasks"]
     worse = [m for m in found if m["verdict"] == "regression"]
     better = [m for m in found if m["verdict"] == "improvement"]
     broken = list(tasks["newly_broken_tasks"])
@@ -46,8 +45,11 @@ def _night_entry(night: str, pairs: list[PairInfo], data: SiteData) -> dict[str,
     }
 
 
-def feed_xml(data: SiteData, build_time: str, site_url: str | None = None) -> bytes:
-    """The Atom document for the latest compared nights (newest first)."""
+def feed_xml(
+    data: SiteData, nights: NightStats, build_time: str, site_url: str | None = None
+) -> bytes:
+    """The Atom document for the latest compared nights (newest first); ``nights`` holds
+    each night's label-level statistics (pages_compare.night_statistics)."""
     base = (site_url.rstrip("/") + "/") if site_url else ""
     compare = paths.compare_index_path(data.baseline_label, data.candidate_label)
     by_night: dict[str, list[PairInfo]] = defaultdict(list)
@@ -64,7 +66,7 @@ def feed_xml(data: SiteData, build_time: str, site_url: str | None = None) -> by
     author = ET.SubElement(feed, f"{{{ATOM}}}author")
     _text(author, "name", "reportgen")
     for night in sorted(by_night, reverse=True)[:NIGHTS]:
-        entry = _night_entry(night, by_night[night], data)
+        entry = _night_entry(night, by_night[night], data, nights[(ALL_SUITES, night)])
         node = ET.SubElement(feed, f"{{{ATOM}}}entry")
         _text(node, "title", entry["title"])
         _text(

@@ -9,20 +9,21 @@ from typing import Any
 from reportgen.site import paths
 from reportgen.site.context import Link, SuitesPage
 from reportgen.site.data import PairInfo, SiteData
-from reportgen.statistics import label_statistics
+from reportgen.site.pages_compare import ALL_SUITES, NightStats
 
 #: Up to this many suites the header links each suite's history; past it, the suites page.
 NAV_SUITES = 3
 
 
-def _latest_verdicts(pairs: list[PairInfo], data: SiteData) -> tuple[str | None, str]:
-    """The newest night of ``pairs`` and its verdicts in a few words."""
+def _latest_verdicts(
+    suite: str, pairs: list[PairInfo], data: SiteData, nights: NightStats
+) -> tuple[str | None, str]:
+    """The newest compared night of ``suite`` and its verdicts in a few words."""
     if not pairs:
         return None, "no comparison"
     night = max(p.batch for p in pairs)
-    chosen = [p for p in pairs if p.batch == night]
-    keys = {p.metrics["pair_id"]: f"{p.suite}/{p.task_id}" for p in chosen}
-    found = label_statistics([p.metrics for p in chosen], keys, data.repeat_tdi)
+    key = (ALL_SUITES if len(data.suites) == 1 else suite, night)
+    found = nights[key]["metrics"]
     worse = [m["metric"] for m in found if m["verdict"] == "regression"]
     better = [m["metric"] for m in found if m["verdict"] == "improvement"]
     parts = []
@@ -33,8 +34,8 @@ def _latest_verdicts(pairs: list[PairInfo], data: SiteData) -> tuple[str | None,
     return night, "; ".join(parts) or "no significant change"
 
 
-def suites_page(data: SiteData, nav: list[Link]) -> SuitesPage:
-    """The page listing every suite."""
+def suites_page(data: SiteData, nav: list[Link], nights: NightStats) -> SuitesPage:
+    """The page listing every suite; ``nights``: the verdicts per (suite, night)."""
     runs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for run in data.runs:
         runs[run["suite"]].append(run)
@@ -43,7 +44,7 @@ def suites_page(data: SiteData, nav: list[Link]) -> SuitesPage:
         pairs[pair.suite].append(pair)
     rows = []
     for suite in data.suites:
-        night, verdict = _latest_verdicts(pairs[suite], data)
+        night, verdict = _latest_verdicts(suite, pairs[suite], data, nights)
         rows.append({
             "suite": suite,
             "href": paths.history_path(suite),
