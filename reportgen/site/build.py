@@ -33,7 +33,13 @@ from reportgen.site.pages_runs import run_pages, task_pages
 from reportgen.site.pages_suites import NAV_SUITES, suites_page
 from reportgen.site.redaction import Redaction, redact_archive
 from reportgen.site.render import Renderer
-from reportgen.site.retention import DEFAULT_KEEP_NIGHTS, kept_nights, pruned_pages, with_retention
+from reportgen.site.retention import (
+    DEFAULT_KEEP_NIGHTS,
+    kept_nights,
+    newest_nights,
+    pruned_pages,
+    with_retention,
+)
 from reportgen.site.search import search_files
 from reportgen.site.writer import SiteWriter, write_error
 
@@ -184,7 +190,8 @@ def build_site(
         ids = [*archive_ids(con), baseline_label, candidate_label]
         seen: set[str] = set()
         with paths.known_ids(ids):
-            data = load_site_data(con, baseline_label, candidate_label)
+            step_nights = newest_nights(con, keep_nights)
+            data = load_site_data(con, baseline_label, candidate_label, step_nights)
             nights = night_statistics(data)  # label-level verdicts per night, computed once
             for page in all_pages(data, stamp, verdicts, keep_nights, nights):
                 if page.path in seen:

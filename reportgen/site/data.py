@@ -4,6 +4,7 @@ and the metrics package (pairing and divergence metrics are never recomputed her
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,9 +85,13 @@ def archive_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [str(row[0]) for row in con.execute(_IDS_SQL).fetchall()]
 
 
-def _rows(con: duckdb.DuckDBPyConnection, name: str) -> list[dict[str, Any]]:
+def _rows(
+    con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Rows of a site_*.sql query as dicts."""
-    result: list[dict[str, Any]] = con.sql(load_sql(name)).to_arrow_table().to_pylist()
+    result: list[dict[str, Any]] = (
+        con.sql(load_sql(name), params=params).to_arrow_table().to_pylist()
+    )
     return result
 
 
@@ -150,14 +155,19 @@ def _suite_notes(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
 
 
 def load_site_data(
-    con: duckdb.DuckDBPyConnection, baseline_label: str, candidate_label: str
+    con: duckdb.DuckDBPyConnection,
+    baseline_label: str,
+    candidate_label: str,
+    step_nights: Collection[str] | None = None,
 ) -> SiteData:
-    """Load runs, steps, the nightly series and the comparison of the two labels."""
+    """Load runs, steps, the nightly series and the comparison of the two labels; the steps
+    only of the runs of ``step_nights`` when given (the nights with step pages)."""
     con.execute(load_sql("run_resolved"))  # the table macro site_runs and site_nightly read
     runs = _rows(con, "site_runs")
     runs_by_id = {r["run_id"]: r for r in runs}
     steps: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for step in _rows(con, "site_steps"):
+    chosen = {"every_night": step_nights is None, "nights": sorted(step_nights or ())}
+    for step in _rows(con, "site_steps", chosen):
         steps[step["run_id"]].append(step)
     pairs, unpaired, floors = _pairs(con, runs_by_id, baseline_label, candidate_label)
     data = SiteData(

@@ -7,11 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+import duckdb
+
+from reportgen._sql import load_sql
 from reportgen.site import paths
 from reportgen.site.context import LazyPage, Link, Page, PrunedPage
 from reportgen.site.data import SiteData
 
 DEFAULT_KEEP_NIGHTS = 30
+
+
+def newest_nights(con: duckdb.DuckDBPyConnection, keep: int) -> frozenset[str] | None:
+    """The same nights as ``kept_nights``, asked of the archive before the site data is
+    loaded (so steps are read only for the runs that get a step page)."""
+    if keep <= 0:
+        return None
+    rows = con.execute(load_sql("site_newest_nights"), {"keep": keep}).fetchall()
+    return frozenset(str(r[0]) for r in rows)
 
 
 def kept_nights(data: SiteData, keep: int) -> frozenset[str] | None:
