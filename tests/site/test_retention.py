@@ -46,10 +46,10 @@ def test_only_the_newest_nights_keep_step_pages(demo_db: Path, kept_two: Path) -
             continue
         night = next(n for n in nights if n in page.name)
         if night in newest:
-            assert "older than the 2 nights" not in html
+            assert "past the 2 newest nights" not in html
             full += 1
         else:
-            assert "older than the 2 nights" in html and 'id="steps"' not in html
+            assert "past the 2 newest nights" in html and 'id="steps"' not in html
             pruned += 1
     assert full and pruned
 
@@ -93,4 +93,4 @@ def test_keep_nights_zero_keeps_every_step_page(demo_db: Path, tmp_path: Path) -
         capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert not [p for p in html_pages(out) if "older than the" in p.read_text(encoding="utf-8")]
+    assert not [p for p in html_pages(out) if "nights this site shows step by step" in p.read_text(encoding="utf-8")]
