@@ -19,7 +19,6 @@ cost (they include sub-agent calls that have no steps here)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -28,6 +27,7 @@ from reportgen.formats.adapters.rows import (
     Collector,
     amount,
     count,
+    epoch_from_iso,
     explained,
     json_text,
     notice,
@@ -106,15 +106,6 @@ def _worst(statuses: list[str]) -> str:
         if status in statuses:
             return status
     return "ok"
-
-
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def task_of(source: SourceFile, document: dict[str, Any]) -> str:
@@ -413,7 +404,7 @@ def _steps(
         where = f"steps[{position}]"
         require(source, isinstance(step, dict), "expected an object", where)
         require(source, "source" in step, "required field is missing", f"{where}.source")
-        seconds = _seconds(step.get("timestamp"))
+        seconds = epoch_from_iso(step.get("timestamp"))
         if seconds is not None:
             stamps.append(seconds)
         kind = step["source"]

@@ -29,7 +29,6 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +36,15 @@ import duckdb
 import orjson
 
 from reportgen.errors import InputError
-from reportgen.formats.adapters.rows import Collector, count, explained, notice, read_bytes
+from reportgen.formats.adapters.rows import (
+    Collector,
+    count,
+    epoch_from_iso,
+    explained,
+    notice,
+    read_bytes,
+)
+from reportgen.formats.adapters.sessions import SessionStep, emit_steps
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.pricing import PriceTable, load_table
 from reportgen.formats.source import SourceFile
@@ -138,7 +145,7 @@ def _read(source: SourceFile) -> _File:
         bool(conversation)
         and all(r.get("isSidechain") is True and r.get("agentId") for r in conversation)
     )
-    stamps = [r["timestamp"] for _, r in records if _seconds(r.get("timestamp")) is not None]
+    stamps = [r["timestamp"] for _, r in records if epoch_from_iso(r.get("timestamp")) is not None]
     return _File(source, records, agent_file, min(stamps) if stamps else None)
 
 
@@ -151,25 +158,13 @@ class _Seen:
 
 
 @dataclass
-class _Step:
-    type: str
-    action: str
-    status: str = "ok"
-    input: Any = None
-    output: Any = None
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-    latency_ms: float | None = None
-    started_at: str | None = None
-    parent: _Step | None = None
+class _Step(SessionStep):
     text: list[str] = field(default_factory=list)
     usage: dict[str, int | None] | None = None
     model: str | None = None
     agent_id: str | None = None
     prompt: str | None = None
     answered: bool = False
-    index: int = -1
 
 
 @dataclass
@@ -197,20 +192,7 @@ class _Run:
 
     def emit(self, rows: Collector, prices: PriceTable) -> None:
         rows.begin(self.run_id)
-        for step in self.steps:
-            step.index = rows.step(
-                step.type,
-                step.action,
-                step.status,
-                input=step.input,
-                output=step.output,
-                tokens_in=step.tokens_in,
-                tokens_out=step.tokens_out,
-                cost_usd=step.cost_usd,
-                latency_ms=step.latency_ms,
-                started_at=step.started_at,
-                parent=None if step.parent is None else step.parent.index,
-            )
+        emit_steps(rows, self.steps)
         label = self.models.most_common(1)[0][0] if self.models else "claude-code"
         latency = (
             (self.last_seconds - self.first_seconds) * 1000.0
@@ -346,15 +328,6 @@ def _runs_of(session: _File, seen: _Seen, prices: PriceTable) -> list[_Run]:
     return runs
 
 
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str) or len(stamp) < 10:
-        return None
-    try:
-        return datetime.fromisoformat(stamp).timestamp()
-    except ValueError:
-        return None
-
-
 def _text(content: Any) -> str:
     """The text of a message content or tool_result content (a string or blocks)."""
     if isinstance(content, str):
@@ -400,7 +373,7 @@ def _build(run: _Run, seen: _Seen, prices: PriceTable) -> None:
     for number, record in run.records:
         kind = record.get("type")
         stamp = record.get("timestamp")
-        now = _seconds(stamp)
+        now = epoch_from_iso(stamp)
         started = stamp if now is not None else None
         if now is not None:
             if run.first_seconds is None or now < run.first_seconds:
@@ -469,7 +442,7 @@ def _assistant(
         step = _Step(
             "llm",
             model or "assistant",
-            started_at=stamp if _seconds(stamp) is not None else None,
+            started_at=stamp if epoch_from_iso(stamp) is not None else None,
             model=model,
         )
         turns[key] = step
@@ -510,7 +483,7 @@ def _assistant(
             name = str(block.get("name") or "(unnamed)")
             given = block.get("input")
             tool = _Step("tool", name, input=given, started_at=step.started_at, parent=step)
-            if record.get("timestamp") and _seconds(record.get("timestamp")) is not None:
+            if record.get("timestamp") and epoch_from_iso(record.get("timestamp")) is not None:
                 tool.started_at = record["timestamp"]
             if name in _SPAWNERS and isinstance(given, dict):
                 prompt = given.get("prompt")
@@ -556,7 +529,7 @@ def _user(
             tool.status = "error"
         if isinstance(summary, dict) and summary.get("agentId"):
             tool.agent_id = str(summary["agentId"])
-        begun = _seconds(tool.started_at)
+        begun = epoch_from_iso(tool.started_at)
         if begun is not None and now is not None and now >= begun and tool.latency_ms is None:
             tool.latency_ms = (now - begun) * 1000.0
 
@@ -604,7 +577,7 @@ def _link_by_time(run: _Run, runs: list[_Run]) -> None:
         before = [
             s
             for s in free
-            if (_seconds(s.started_at) or float("inf")) <= (child.first_seconds or 0)
+            if (epoch_from_iso(s.started_at) or float("inf")) <= (child.first_seconds or 0)
         ]
         if not before:
             continue

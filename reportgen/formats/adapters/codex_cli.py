@@ -30,7 +30,6 @@ import hashlib
 import re
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -41,10 +40,12 @@ from reportgen.errors import InputError
 from reportgen.formats.adapters.rows import (
     Collector,
     count,
+    epoch_from_iso,
     explained,
     json_text,
     read_bytes,
 )
+from reportgen.formats.adapters.sessions import SessionStep, emit_steps
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.pricing import PriceTable, load_table
 from reportgen.formats.source import SourceFile
@@ -101,21 +102,9 @@ class CodexCli:
 
 
 @dataclass
-class _Step:
-    type: str
-    action: str
-    status: str = "ok"
-    input: Any = None
-    output: Any = None
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-    latency_ms: float | None = None
-    started_at: str | None = None
-    parent: _Step | None = None
+class _Step(SessionStep):
     call_id: str | None = None
     usage: dict[str, int] | None = None
-    index: int = -1
 
 
 @dataclass
@@ -137,20 +126,7 @@ class _Run:
 
     def emit(self, rows: Collector, prices: PriceTable) -> None:
         rows.begin(self.run_id)
-        for step in self.steps:
-            step.index = rows.step(
-                step.type,
-                step.action,
-                step.status,
-                input=step.input,
-                output=step.output,
-                tokens_in=step.tokens_in,
-                tokens_out=step.tokens_out,
-                cost_usd=step.cost_usd,
-                latency_ms=step.latency_ms,
-                started_at=step.started_at,
-                parent=None if step.parent is None else step.parent.index,
-            )
+        emit_steps(rows, self.steps)
         for child in self.children:
             child["step"] = self.steps[child.pop("_step")].index if "_step" in child else None
         prompt = self.prompt or ""
@@ -190,15 +166,6 @@ class _Run:
             latency_ms=latency,
             source_line=1,
         )
-
-
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str) or len(stamp) < 10:
-        return None
-    try:
-        return datetime.fromisoformat(stamp).timestamp()
-    except ValueError:
-        return None
 
 
 def _lines(source: SourceFile) -> list[tuple[int, str | None, str, dict[str, Any]]]:
@@ -307,7 +274,7 @@ def _parse(source: SourceFile, prices: PriceTable) -> _Run:
                 run.meta[key] = meta_payload[key]
         run.cwd = run.meta.get("cwd")
         stamp = meta_payload.get("timestamp")
-        if _seconds(stamp) is not None:
+        if epoch_from_iso(stamp) is not None:
             run.started_at = stamp
     exits: dict[str, int] = {}
     patches: dict[str, bool] = {}
@@ -349,7 +316,7 @@ def _build(
     pending: dict[str, deque[_Step]] = {}
     total: dict[str, int] | None = None
     for _number, stamp, kind, p in records:
-        now = _seconds(stamp)
+        now = epoch_from_iso(stamp)
         started = stamp if now is not None else None
         if now is not None:
             run.first = now if run.first is None else min(run.first, now)
@@ -400,7 +367,7 @@ def _build(
             step = queue.popleft()
             code, shown = exit_code(p.get("output", p.get("tools")))
             step.output = shown
-            begun = _seconds(step.started_at)
+            begun = epoch_from_iso(step.started_at)
             if begun is not None and now is not None and now >= begun:
                 step.latency_ms = (now - begun) * 1000.0
             if step.action == "write_stdin":  # the exit it shows is its exec_command's
@@ -477,7 +444,7 @@ def _replies_without_usage(
                     "llm",
                     seen_model or "model",
                     output={"text": text},
-                    started_at=stamp if _seconds(stamp) is not None else None,
+                    started_at=stamp if epoch_from_iso(stamp) is not None else None,
                 )
                 if seen_model:
                     run.models[seen_model] += 1

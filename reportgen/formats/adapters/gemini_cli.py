@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -26,6 +25,7 @@ from reportgen.errors import InputError
 from reportgen.formats.adapters.rows import (
     Collector,
     count,
+    epoch_from_iso,
     parse_document,
     parse_lines,
     stage_each,
@@ -91,15 +91,6 @@ def _session(source: SourceFile) -> tuple[dict[str, Any], list[tuple[int | None,
     return header, list(by_id.values())
 
 
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str) or len(stamp) < 10:
-        return None
-    try:
-        return datetime.fromisoformat(stamp).timestamp()
-    except ValueError:
-        return None
-
-
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -128,7 +119,7 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
             raise InputError(source.display, "expected an object", line=line, field=where)
         kind = message.get("type")
         stamp = message.get("timestamp")
-        now = _seconds(stamp)
+        now = epoch_from_iso(stamp)
         started = stamp if now is not None else None
         if now is not None:
             stamps.append(now)
@@ -200,7 +191,7 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
                         field=f"{where}.toolCalls[{number}]",
                     )
                 status = str(call.get("status") or "success")
-                done = _seconds(call.get("timestamp"))
+                done = epoch_from_iso(call.get("timestamp"))
                 rows.step(
                     "tool",
                     str(call.get("name") or "(unnamed)"),
@@ -227,7 +218,7 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
         task_id=task,
         label=models.most_common(1)[0][0] if models else "gemini-cli",
         suite=f"gemini-cli/{project}",
-        started_at=start if _seconds(start) is not None else None,
+        started_at=start if epoch_from_iso(start) is not None else None,
         meta={
             "tool": "gemini-cli",
             "session_id": session_id,

@@ -10,7 +10,6 @@ models as for OpenTelemetry spans. ``level: ERROR`` is an error."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -19,6 +18,7 @@ from reportgen.formats.adapters.rows import (
     Collector,
     amount,
     count,
+    epoch_from_iso,
     parse_document,
     require,
     stage_each,
@@ -59,15 +59,6 @@ class LangfuseExport:
         stage_each(con, sources, self.name, WHAT, _parse)
 
 
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
 def _metadata(value: Any) -> dict[str, Any]:
     if isinstance(value, str):
         try:
@@ -92,8 +83,8 @@ def _usage(observation: dict[str, Any], key: str, flat: str) -> int | None:
 
 def _span(observation: dict[str, Any], trace_id: str) -> Span:
     obs_type = str(observation.get("type") or "SPAN")
-    start = _seconds(observation.get("startTime"))
-    end = _seconds(observation.get("endTime"))
+    start = epoch_from_iso(observation.get("startTime"))
+    end = epoch_from_iso(observation.get("endTime"))
     latency = amount(observation.get("latency"))
     if end is None and start is not None and latency is not None:
         end = start + latency / 1000.0

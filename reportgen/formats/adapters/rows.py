@@ -248,6 +248,16 @@ def iso_from_epoch(seconds: float | None) -> str | None:
     return datetime.fromtimestamp(seconds, UTC).isoformat()
 
 
+def epoch_from_iso(stamp: Any) -> float | None:
+    """Epoch seconds of an ISO 8601 time stamp (``Z`` or an offset), None for anything else."""
+    if not isinstance(stamp, str) or len(stamp) < 10:
+        return None
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except ValueError:
+        return None
+
+
 def stable_id(source: SourceFile, task_id: str, position: int) -> str:
     """A run id for a run whose file gives none: the task plus a hash of the file content and
     the run's position in it, so re-loading the same file gives the same ids."""

@@ -1,0 +1,47 @@
+"""What the session-log adapters (Claude Code, Codex CLI) share: a step being built while
+a log is read, and writing a run's steps with their parents resolved to row indices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from reportgen.formats.adapters.rows import Collector
+
+
+@dataclass
+class SessionStep:
+    """One step of a session run; ``parent`` is the step that started it, ``index`` its
+    position once written."""
+
+    type: str
+    action: str
+    status: str = "ok"
+    input: Any = None
+    output: Any = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    latency_ms: float | None = None
+    started_at: str | None = None
+    parent: SessionStep | None = None
+    index: int = -1
+
+
+def emit_steps(rows: Collector, steps: Sequence[SessionStep]) -> None:
+    """Write ``steps`` of the current run in order (a parent always precedes its children)."""
+    for step in steps:
+        step.index = rows.step(
+            step.type,
+            step.action,
+            step.status,
+            input=step.input,
+            output=step.output,
+            tokens_in=step.tokens_in,
+            tokens_out=step.tokens_out,
+            cost_usd=step.cost_usd,
+            latency_ms=step.latency_ms,
+            started_at=step.started_at,
+            parent=None if step.parent is None else step.parent.index,
+        )
