@@ -42,7 +42,7 @@ from reportgen.formats.adapters.rows import (
     epoch_from_iso,
     explained,
     notice,
-    read_bytes,
+    parse_objects,
 )
 from reportgen.formats.adapters.sessions import SessionStep, emit_steps
 from reportgen.formats.base import Marked, StageOptions
@@ -126,17 +126,7 @@ class _File:
 
 def _read(source: SourceFile) -> _File:
     records: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(read_bytes(source).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(
-                source.display, f"invalid JSON: {exc}; expected {WHAT}", line=number
-            ) from None
-        if not isinstance(record, dict):
-            raise InputError(source.display, f"expected a JSON object; {WHAT}", line=number)
+    for number, record in parse_objects(source, WHAT):
         if record.get("type") in _CONVERSATION:
             records.append((number, record))
     name = source.path.name

@@ -43,7 +43,7 @@ from reportgen.formats.adapters.rows import (
     epoch_from_iso,
     explained,
     json_text,
-    read_bytes,
+    parse_objects,
 )
 from reportgen.formats.adapters.sessions import SessionStep, emit_steps
 from reportgen.formats.base import Marked, StageOptions
@@ -171,17 +171,7 @@ class _Run:
 def _lines(source: SourceFile) -> list[tuple[int, str | None, str, dict[str, Any]]]:
     """(line, timestamp, type, payload) of every record."""
     out: list[tuple[int, str | None, str, dict[str, Any]]] = []
-    for number, line in enumerate(read_bytes(source).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(
-                source.display, f"invalid JSON: {exc}; expected {WHAT}", line=number
-            ) from None
-        if not isinstance(record, dict):
-            raise InputError(source.display, f"expected a JSON object; {WHAT}", line=number)
+    for number, record in parse_objects(source, WHAT):
         payload = record.get("payload")
         if payload is None:
             continue

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -41,6 +40,7 @@ from reportgen.formats.adapters.rows import (
     Collector,
     count,
     default_label,
+    epoch_from_iso,
     explained,
     json_text,
     parse_document,
@@ -146,7 +146,10 @@ class _Trace:
             if not isinstance(data, dict):
                 raise InputError(self.source.display, "expected an object", field=where)
             kind = str(data.get("type") or "span")
-            begun, ended = _seconds(span.get("started_at")), _seconds(span.get("ended_at"))
+            begun, ended = (
+                epoch_from_iso(span.get("started_at")),
+                epoch_from_iso(span.get("ended_at")),
+            )
             if begun is not None:
                 starts.append(begun)
             if ended is not None:
@@ -193,7 +196,11 @@ class _Trace:
             suite="openai-agents",
             trial=self.trial,
             started_at=min(
-                (str(s.get("started_at")) for s in spans.values() if _seconds(s.get("started_at"))),
+                (
+                    str(s.get("started_at"))
+                    for s in spans.values()
+                    if epoch_from_iso(s.get("started_at"))
+                ),
                 default=None,
             ),
             meta={
@@ -352,15 +359,6 @@ def _usage_of(turn: dict[str, Any]) -> dict[str, int] | None:
     if not isinstance(usage, dict):
         return None
     return {k: count(usage.get(k)) or 0 for k in ("input_tokens", "output_tokens")}
-
-
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str) or len(stamp) < 10:
-        return None
-    try:
-        return datetime.fromisoformat(stamp).timestamp()
-    except ValueError:
-        return None
 
 
 def _add(traces: dict[str, _Trace], source: SourceFile, line: int | None, item: Any) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import orjson
 import pyarrow as pa
 
 from reportgen._sql import load_sql
@@ -127,6 +128,23 @@ def parse_lines(source: SourceFile, what: str) -> Iterator[tuple[int, Any]]:
                 raise InputError(
                     source.display, f"invalid JSON: {exc}; expected {what}", line=number
                 ) from None
+
+
+def parse_objects(source: SourceFile, what: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON Lines log whose every record
+    is an object (session logs); parsed with orjson, as these files are large."""
+    for number, line in enumerate(read_bytes(source).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(
+                source.display, f"invalid JSON: {exc}; expected {what}", line=number
+            ) from None
+        if not isinstance(record, dict):
+            raise InputError(source.display, f"expected a JSON object; {what}", line=number)
+        yield number, record
 
 
 @contextmanager
