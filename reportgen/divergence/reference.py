@@ -307,7 +307,7 @@ def _same_value(x: JSONValue, y: JSONValue) -> bool:
     or both plain ints (exact types: a bool is no int here), the usual input values."""
     kind = x.__class__
     if kind is y.__class__ and kind in _PLAIN:
-        return x == y
+        return bool(x == y)
     return canonical_json(x) == canonical_json(y)
 
 
