@@ -1,0 +1,87 @@
+-- spend_steps: the steps of the selected runs with what the avoidable-spend findings read:
+--   a known or priced cost, cache tokens, end time, file path, tool kind, attributed tokens/cost.
+-- Grain: one row per step (run_id, idx) of the selected runs.
+-- Needs: archive table steps; temp table spend_runs(run_id) (the selection) and the registered
+--   table spend_prices(model, input, output, cache_write, cache_read), dollars per million
+--   tokens, both made by reportgen.spend.findings; parameters none.
+-- cost: the stored cost, else (a model call of a priced model) tokens_in at the input rate
+-- plus tokens_out at the output rate. A tool call stores no tokens of its own: its
+-- attributed tokens and cost are its own when given, else the issuing step's (parent) divided
+-- by the tool calls that step issued. kind: 'read' / 'write' for file tools (by lower-cased
+-- action), 'shell' for shell and patch tools (their input may write any file it names).
+CREATE OR REPLACE TEMP TABLE spend_steps AS
+WITH base AS (
+    SELECT
+        s.run_id,
+        s.idx,
+        s.type,
+        s.action,
+        s.status,
+        s.parent,
+        s.tokens_in,
+        s.tokens_out,
+        s.started_at,
+        s.started_at + to_milliseconds(coalesce(s.latency_ms, 0)) AS ended_at,
+        coalesce(
+            s.cost_usd,
+            CASE WHEN s.type = 'llm' AND (s.tokens_in IS NOT NULL OR s.tokens_out IS NOT NULL)
+                THEN (coalesce(s.tokens_in, 0) * p.input + coalesce(s.tokens_out, 0) * p.output)
+                    / 1e6
+            END
+        ) AS cost,
+        CASE WHEN s.tokens_in IS NOT NULL OR s.tokens_out IS NOT NULL
+            THEN coalesce(s.tokens_in, 0) + coalesce(s.tokens_out, 0)
+        END AS tokens,
+        TRY_CAST(json_extract_string(s.output, '$.usage.cache_write') AS BIGINT) AS cache_write,
+        p.cache_write AS cache_write_rate,
+        p.cache_read AS cache_read_rate,
+        coalesce(
+            s.signature, hash(s.type, s.action, list_sort(s.input_keys))
+        ) AS signature,
+        coalesce(s.payload, hash(CAST(s.input AS VARCHAR), CAST(s.output AS VARCHAR))) AS payload,
+        hash(s.action, CAST(s.input AS VARCHAR)) AS input_hash,
+        coalesce(
+            json_extract_string(s.input, '$.file_path'),
+            json_extract_string(s.input, '$.absolute_path'),
+            json_extract_string(s.input, '$.path'),
+            json_extract_string(s.input, '$.filePath'),
+            json_extract_string(s.input, '$.notebook_path'),
+            json_extract_string(s.input, '$.target_file')
+        ) AS path,
+        CAST(s.input AS VARCHAR) AS input_text,
+        CASE
+            WHEN s.type <> 'tool' THEN NULL
+            WHEN lower(s.action) IN ('read', 'read_file', 'readfile', 'view', 'view_file',
+                                     'open_file', 'notebookread')
+                THEN 'read'
+            WHEN lower(s.action) IN ('write', 'edit', 'multiedit', 'notebookedit', 'write_file',
+                                     'writefile', 'replace', 'edit_file', 'create_file',
+                                     'str_replace', 'str_replace_editor', 'insert')
+                THEN 'write'
+            WHEN lower(s.action) IN ('bash', 'shell', 'exec_command', 'run_shell_command',
+                                     'local_shell', 'container.exec', 'apply_patch')
+                THEN 'shell'
+        END AS kind
+    FROM steps AS s
+    JOIN spend_runs AS sel ON sel.run_id = s.run_id
+    LEFT JOIN spend_prices AS p ON s.type = 'llm' AND p.model = s.action
+),
+
+issued AS (  -- the tool calls each step issued (its children of type tool)
+    SELECT run_id, parent AS idx, count(*) AS n_calls
+    FROM base
+    WHERE type = 'tool' AND parent IS NOT NULL
+    GROUP BY run_id, parent
+)
+
+SELECT
+    b.*,
+    CASE WHEN b.tokens IS NOT NULL OR b.cost IS NOT NULL OR b.type <> 'tool' THEN b.tokens
+        ELSE CAST(round(p.tokens / i.n_calls) AS BIGINT)
+    END AS attr_tokens,
+    CASE WHEN b.tokens IS NOT NULL OR b.cost IS NOT NULL OR b.type <> 'tool' THEN b.cost
+        ELSE p.cost / i.n_calls
+    END AS attr_cost
+FROM base AS b
+LEFT JOIN base AS p ON p.run_id = b.run_id AND p.idx = b.parent
+LEFT JOIN issued AS i ON i.run_id = b.run_id AND i.idx = b.parent
