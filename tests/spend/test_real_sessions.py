@@ -1,0 +1,136 @@
+"""Avoidable spend on the real Claude Code and Codex CLI sessions in ../shared/data: each
+file loaded alone, its identical calls and re-reads counted again here from the raw records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reportgen.spend import avoidable_spend
+from tests.formats.helpers import DATA, load, needs_data
+
+WRITES = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            out.append(record)
+    return out
+
+
+def _claude_calls(path: Path) -> list[tuple[str, Any, Any]]:
+    """(name, input, result content) of each tool call of the file's main thread, in order
+    (a sub-agent file: all of it; a session: its non-sidechain records), each id once."""
+    whole = path.name.startswith("agent-") or path.parent.name == "subagents"
+    calls: dict[str, list[Any]] = {}
+    for record in _records(path):
+        if not whole and record.get("isSidechain"):
+            continue
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("id", "") not in calls:
+                key = block.get("id") or f"no-id-{len(calls)}"  # old logs: no ids
+                calls[key] = [block.get("name"), block.get("input"), None]
+            elif block.get("type") == "tool_result":
+                key = block.get("tool_use_id") or next(
+                    (k for k, c in calls.items() if k.startswith("no-id-") and c[2] is None), ""
+                )
+                if key in calls:
+                    calls[key][2] = block.get("content")
+    return [(n, i, c) for n, i, c in calls.values()]
+
+
+def _identical(calls: list[tuple[str, Any, Any]]) -> int:
+    seen: set[tuple[str, str, str]] = set()
+    repeats = 0
+    for name, inputs, result in calls:
+        key = (name, _canon(inputs), _canon(result))
+        repeats += key in seen
+        seen.add(key)
+    return repeats
+
+
+def _rereads(calls: list[tuple[str, Any, Any]]) -> int:
+    last_read: dict[str, int] = {}
+    last_write: dict[str, int] = {}
+    found = 0
+    for k, (name, inputs, _result) in enumerate(calls):
+        inputs = inputs if isinstance(inputs, dict) else {}
+        path = inputs.get("file_path")
+        if name == "Read" and path:
+            if path in last_read and last_write.get(path, -1) < last_read[path]:
+                found += 1
+            last_read[path] = k
+        elif name in WRITES and path:
+            last_write[path] = k
+        elif name == "Bash":
+            for known in last_read:
+                if known in _canon(inputs):
+                    last_write[known] = k
+    return found
+
+
+def _files(folder: str) -> list[Path]:
+    root = DATA / folder
+    return sorted(p for p in root.rglob("*.jsonl")) if root.is_dir() else []
+
+
+def _main_findings(con: Any, kind: str) -> int:
+    report = avoidable_spend(con)
+    return sum(
+        1
+        for run_id, spent in report.runs.items()
+        if ":side-" not in run_id
+        for f in spent.findings
+        if f.kind == kind
+    )
+
+
+@needs_data
+@pytest.mark.parametrize("path", _files("claude-code"), ids=lambda p: p.name)
+def test_claude_code_file(path: Path, tmp_path: Path) -> None:
+    calls = _claude_calls(path)
+    con = load(tmp_path, path)
+    assert _main_findings(con, "identical_call") == _identical(calls)
+    assert _main_findings(con, "reread") == _rereads(calls)
+
+
+def _codex_calls(path: Path) -> list[tuple[str, Any, Any]]:
+    """(name, arguments, output) of each function / custom tool call, joined by call_id."""
+    calls: dict[str, list[Any]] = {}
+    for record in _records(path):
+        payload = record.get("payload")
+        if record.get("type") != "response_item" or not isinstance(payload, dict):
+            continue
+        kind = payload.get("type")
+        if kind in ("function_call", "custom_tool_call"):
+            args = payload.get("arguments", payload.get("input"))
+            calls[str(payload.get("call_id"))] = [payload.get("name"), args, None]
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            held = calls.get(str(payload.get("call_id")))
+            if held is not None:
+                held[2] = payload.get("output")
+    return [(n, i, o) for n, i, o in calls.values()]
+
+
+@needs_data
+@pytest.mark.parametrize("path", _files("codex-cli"), ids=lambda p: p.name)
+def test_codex_cli_file(path: Path, tmp_path: Path) -> None:
+    con = load(tmp_path, path)
+    assert _main_findings(con, "identical_call") == _identical(_codex_calls(path))
