@@ -50,3 +50,18 @@ def test_max_avoidable_cost_gate(tmp_path: Path) -> None:
         reportgen.assert_no_regressions(comparison, max_avoidable_cost=0.02, config=False)
     reportgen.assert_no_regressions(comparison, max_avoidable_cost=0.05, config=False)
     assert "--max-avoidable-cost" in runner.invoke(app, ["gate", "--help"]).stdout
+
+
+def test_gate_on_an_archive(tmp_path: Path) -> None:
+    base = _write(tmp_path / "runs" / "baseline" / "r.json", 0)
+    cand = _write(tmp_path / "runs" / "candidate" / "r.json", 2)  # $0.04 / 3 x 2 avoidable
+    db = tmp_path / "a.duckdb"
+    app = make_app()
+    assert runner.invoke(app, ["ingest", str(base), str(cand), "--db", str(db)]).exit_code == 0
+    failed = runner.invoke(app, ["gate", "--db", str(db), "--max-avoidable-cost", "0.02", "--json"])
+    assert failed.exit_code == 3, failed.output
+    data = json.loads(failed.stdout)
+    assert data["candidate_avoidable_cost_usd"] == pytest.approx(0.04 / 3 * 2)
+    assert [v["gate"] for v in data["violations"]] == ["avoidable_cost"]
+    passed = runner.invoke(app, ["gate", "--db", str(db), "--max-avoidable-cost", "0.03"])
+    assert passed.exit_code == 0, passed.output
