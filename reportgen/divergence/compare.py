@@ -264,7 +264,7 @@ def complete_records(
         outcomes = run_outcomes(con, ids)
     derived = [m for m in registered_metrics() if m.compute is not None]
     sides = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
-    spend = avoidable_spend(con, sides)  # --max-avoidable-cost (reportgen.spend)
+    spend = avoidable_spend(con, sides, findings=False)  # --max-avoidable-cost
     for result in results:
         record = cast(dict[str, Any], result)
         record["baseline_avoidable_cost_usd"] = spend.gate_value(result["baseline_run_id"])

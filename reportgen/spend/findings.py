@@ -19,7 +19,6 @@ import pyarrow as pa
 
 from reportgen._sql import load_sql
 from reportgen.formats.pricing import load_table
-from reportgen.spend.explain import explain
 
 #: The finding kinds, in report order, each with the SQL file that finds it and its parameters.
 KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -65,8 +64,9 @@ class Finding:
 
 @dataclass(frozen=True)
 class RunSpend:
-    """A run's avoidable spend: its findings, their tokens and known cost (a step counted
-    once), how many findings have an unknown cost, and the count per kind."""
+    """A run's avoidable spend: its findings (empty unless asked for), their number, tokens
+    and known cost (each step counted once: ``n_counted`` steps, ``n_unknown`` of them of
+    unknown cost), and the count per kind."""
 
     run_id: str
     findings: list[Finding]
@@ -74,12 +74,14 @@ class RunSpend:
     cost_usd: float
     n_unknown: int
     by_kind: dict[str, int]
+    n_findings: int = 0
+    n_counted: int = 0
 
     @property
     def gate_value(self) -> float | None:
-        """What ``--max-avoidable-cost`` compares: the known cost; None when every finding's
-        cost is unknown (the gate cannot judge it)."""
-        if self.findings and all(f.cost_usd is None for f in self.findings):
+        """What ``--max-avoidable-cost`` compares: the known cost; None when no counted step's
+        cost is known (the gate cannot judge it)."""
+        if self.n_counted and self.n_unknown == self.n_counted:
             return None
         return self.cost_usd
 
@@ -126,13 +128,14 @@ class SpendReport:
             ],
             "suites": [asdict(s) for _, s in sorted(self.suites.items())],
             "total": {
-                "n_findings": sum(len(r.findings) for r in self.runs.values()),
+                "n_findings": sum(r.n_findings for r in self.runs.values()),
                 "tokens": sum(r.tokens for r in self.runs.values()),
                 "cost_usd": sum(r.cost_usd for r in self.runs.values()),
             },
         }
 
 
+_EXPLAINED = ("ttl_s", "long_context", "subagent_share")
 _PRICES = "spend_prices"
 _PRICE_SCHEMA = pa.schema(
     [
@@ -166,9 +169,12 @@ def avoidable_spend(
     con: duckdb.DuckDBPyConnection,
     run_ids: Sequence[str] | None = None,
     options: SpendOptions | None = None,
+    *,
+    findings: bool = True,
 ) -> SpendReport:
     """The avoidable-spend findings of ``run_ids`` (None: every run of the archive), summed
-    per run and per suite. Read-only: it makes temp tables only."""
+    per run and per suite. ``findings=False``: the sums only (what a gate needs; no finding
+    rows reach Python). Read-only: it makes temp tables only."""
     chosen = options or SpendOptions()
     ids = sorted(set(run_ids or []))
     con.execute(load_sql("spend_runs"), {"all_runs": run_ids is None, "run_ids": ids})
@@ -179,26 +185,31 @@ def avoidable_spend(
         for name, params in KINDS.values():
             con.execute("INSERT INTO spend_found " + load_sql(name), chosen.params(params))
         con.execute(load_sql("spend_totals"))
-        found = con.sql("SELECT * FROM spend_found ORDER BY run_id, idx, kind, detail")
+        rows = (
+            con.sql(load_sql("spend_explain"), params=chosen.params(_EXPLAINED))
+            .to_arrow_table()
+            .to_pylist()
+            if findings
+            else []
+        )
         totals = con.sql("SELECT * FROM spend_run_totals").fetchall()
         suites = con.sql(load_sql("spend_suite_totals")).fetchall()
-        findings = found.to_arrow_table().to_pylist()
         selected = con.sql("SELECT run_id FROM spend_runs WHERE selected").fetchall()
     finally:
         con.unregister(_PRICES)
         for table in ("spend_found", "spend_run_totals", "spend_steps", "spend_runs"):
             con.execute(f"DROP TABLE IF EXISTS {table}")
     by_run: dict[str, list[Finding]] = {}
-    for row in findings:
-        by_run.setdefault(row["run_id"], []).append(_finding(row, chosen))
+    for row in rows:
+        by_run.setdefault(row["run_id"], []).append(_finding(row))
     report = SpendReport(
         options=chosen, prices_as_of=as_of, selected=frozenset(str(r[0]) for r in selected)
     )
-    for run_id, n_findings, by_kind, tokens, cost, n_unknown in totals:
-        del n_findings  # the findings list holds them
+    for run_id, n_findings, by_kind, tokens, cost, n_unknown, n_counted in totals:
         report.runs[run_id] = RunSpend(
-            run_id, by_run[run_id], int(tokens or 0), float(cost or 0.0), int(n_unknown),
-            {str(k): int(v) for k, v in dict(by_kind).items()},
+            run_id, by_run.get(run_id, []), int(tokens or 0), float(cost or 0.0),
+            int(n_unknown), {str(k): int(v) for k, v in dict(by_kind).items()},
+            int(n_findings), int(n_counted),
         )  # fmt: skip
     for suite, n_runs, n_findings, tokens, cost, n_unknown in suites:
         report.suites[suite] = SuiteSpend(
@@ -208,8 +219,8 @@ def avoidable_spend(
     return report
 
 
-def _finding(row: dict[str, Any], options: SpendOptions) -> Finding:
-    """A finding from its spend_found row, with its explanation."""
+def _finding(row: dict[str, Any]) -> Finding:
+    """A finding from its spend_explain row."""
     return Finding(
         kind=row["kind"],
         run_id=row["run_id"],
@@ -219,5 +230,5 @@ def _finding(row: dict[str, Any], options: SpendOptions) -> Finding:
         cost_usd=row["cost"],
         detail=row["detail"],
         amount=row["amount"],
-        explanation=explain(row, options),
+        explanation=row["explanation"],
     )

@@ -10,7 +10,7 @@
 -- by the tool calls that step issued. kind: 'read' / 'write' for file tools (by lower-cased
 -- action), 'shell' for shell and patch tools (their input may write any file it names).
 CREATE OR REPLACE TEMP TABLE spend_steps AS
-WITH base AS (
+WITH kinds AS (
     SELECT
         s.run_id,
         s.idx,
@@ -32,23 +32,20 @@ WITH base AS (
         CASE WHEN s.tokens_in IS NOT NULL OR s.tokens_out IS NOT NULL
             THEN coalesce(s.tokens_in, 0) + coalesce(s.tokens_out, 0)
         END AS tokens,
-        TRY_CAST(json_extract_string(s.output, '$.usage.cache_write') AS BIGINT) AS cache_write,
+        CASE WHEN s.type = 'llm'
+            THEN TRY_CAST(json_extract_string(s.output, '$.usage.cache_write') AS BIGINT)
+        END AS cache_write,
         p.cache_write AS cache_write_rate,
         p.cache_read AS cache_read_rate,
-        coalesce(
-            s.signature, hash(s.type, s.action, list_sort(s.input_keys))
-        ) AS signature,
-        coalesce(s.payload, hash(CAST(s.input AS VARCHAR), CAST(s.output AS VARCHAR))) AS payload,
-        hash(s.action, CAST(s.input AS VARCHAR)) AS input_hash,
-        coalesce(
-            json_extract_string(s.input, '$.file_path'),
-            json_extract_string(s.input, '$.absolute_path'),
-            json_extract_string(s.input, '$.path'),
-            json_extract_string(s.input, '$.filePath'),
-            json_extract_string(s.input, '$.notebook_path'),
-            json_extract_string(s.input, '$.target_file')
-        ) AS path,
-        CAST(s.input AS VARCHAR) AS input_text,
+        CASE WHEN s.signature IS NULL THEN hash(s.type, s.action, list_sort(s.input_keys))
+            ELSE s.signature
+        END AS signature,
+        CASE WHEN s.payload IS NULL
+            THEN hash(CAST(s.input AS VARCHAR), CAST(s.output AS VARCHAR))
+            ELSE s.payload
+        END AS payload,
+        CASE WHEN s.type = 'tool' THEN hash(s.action, CAST(s.input AS VARCHAR)) END AS input_hash,
+        s.input,
         CASE
             WHEN s.type <> 'tool' THEN NULL
             WHEN lower(s.action) IN ('read', 'read_file', 'readfile', 'view', 'view_file',
@@ -65,6 +62,21 @@ WITH base AS (
     FROM steps AS s
     JOIN spend_runs AS sel ON sel.run_id = s.run_id
     LEFT JOIN spend_prices AS p ON s.type = 'llm' AND p.model = s.action
+),
+
+base AS (  -- file paths of read and write tools, the input text of shell tools
+    SELECT
+        * EXCLUDE (input),
+        CASE WHEN kind IN ('read', 'write') THEN coalesce(
+            json_extract_string(input, '$.file_path'),
+            json_extract_string(input, '$.absolute_path'),
+            json_extract_string(input, '$.path'),
+            json_extract_string(input, '$.filePath'),
+            json_extract_string(input, '$.notebook_path'),
+            json_extract_string(input, '$.target_file')
+        ) END AS path,
+        CASE WHEN kind = 'shell' THEN CAST(input AS VARCHAR) END AS input_text
+    FROM kinds
 ),
 
 issued AS (  -- the tool calls each step issued (its children of type tool)

@@ -3,7 +3,7 @@
 -- Grain: one row per selected run that has a finding, ordered by run_id.
 -- Needs: temp tables spend_found, spend_runs (spend_found.sql, spend_runs.sql); parameters none.
 -- cost sums the known costs of the counted findings; n_unknown counts those whose cost is not
--- known (an unpriced model, a log without usage). Kept as temp table spend_run_totals for
+-- known (an unpriced model, a log without usage); n_counted the steps counted. Kept as temp table spend_run_totals for
 -- spend_suite_totals.sql.
 CREATE OR REPLACE TEMP TABLE spend_run_totals AS
 WITH found AS (
@@ -34,7 +34,8 @@ SELECT
     any_value(k.by_kind) AS by_kind,
     CAST(sum(p.tokens) AS BIGINT) AS tokens,
     sum(p.cost ORDER BY p.idx) AS cost,
-    count(*) FILTER (WHERE p.cost IS NULL) AS n_unknown
+    count(*) FILTER (WHERE p.cost IS NULL) AS n_unknown,
+    count(*) AS n_counted
 FROM per_step AS p
 JOIN kinds AS k ON k.run_id = p.run_id
 GROUP BY p.run_id
