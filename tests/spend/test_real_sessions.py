@@ -134,3 +134,30 @@ def _codex_calls(path: Path) -> list[tuple[str, Any, Any]]:
 def test_codex_cli_file(path: Path, tmp_path: Path) -> None:
     con = load(tmp_path, path)
     assert _main_findings(con, "identical_call") == _identical(_codex_calls(path))
+
+
+@needs_data
+def test_expensive_subagents_of_a_real_session(tmp_path: Path) -> None:
+    """5c0375b4 starts two inline sub-agents (steps 8 and 11); each costs a share of the
+    parent's own cost that the test sums again from the steps."""
+    from reportgen.spend import SpendOptions
+
+    session = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+    con = load(tmp_path, DATA / "claude-code" / "claude-code-viewer" / "sample-project")
+    costs = dict(con.execute("SELECT run_id, sum(cost_usd) FROM steps GROUP BY run_id").fetchall())
+    children = con.execute(
+        "SELECT run_id, (meta->>'parent_step')::INT FROM runs WHERE meta->>'parent_run_id' = ?"
+        " AND meta->>'parent_step' IS NOT NULL"
+        " ORDER BY 2",
+        [session],
+    ).fetchall()
+    shares = {step: costs[child] / costs[session] for child, step in children}
+    assert sorted(shares) == [8, 11]
+    for cut in (0.0, 0.4, 0.5):
+        spent = avoidable_spend(con, [session], SpendOptions(subagent_share=cut)).run(session)
+        found = {f.step: f for f in spent.findings if f.kind == "expensive_subagent"}
+        assert sorted(found) == sorted(s for s, share in shares.items() if share > cut)
+        for step, finding in found.items():
+            assert finding.amount == pytest.approx(shares[step])
+            child = next(c for c, s in children if s == step)
+            assert finding.detail == child and finding.cost_usd == pytest.approx(costs[child])
