@@ -366,7 +366,7 @@ def compare_paths(
 
 _STEP_FIELDS = (
     "type", "action", "status", "input", "output", "tokens_in", "tokens_out", "cost_usd",
-    "latency_ms",
+    "latency_ms", "error",
 )  # fmt: skip
 
 
@@ -393,8 +393,9 @@ def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[PairRecord]) -> 
             {
                 "type": typ, "action": action, "status": status, "input": inp, "output": out,
                 "tokens_in": t_in, "tokens_out": t_out, "cost_usd": cost, "latency_ms": latency,
+                "error": error,
             }
-            for typ, action, status, inp, out, t_in, t_out, cost, latency in zip(
+            for typ, action, status, inp, out, t_in, t_out, cost, latency, error in zip(
                 *columns, strict=True
             )
         ]  # fmt: skip
