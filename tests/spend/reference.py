@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from datetime import datetime
 from typing import Any
 
@@ -53,6 +54,46 @@ def _attributed(steps: list[Step], k: int) -> tuple[int | None, float | None]:
     )
 
 
+SHELL_READ = re.compile(
+    r"^\s*(cat|nl(?:\s+-ba)?|head(?:\s+-n\s*\d+|\s+-\d+)?|tail(?:\s+-n\s*\d+|\s+-\d+)?"
+    r"|sed\s+-n\s+'?\d+(?:,\d+)?p'?)\s+([^\s;&|<>$`'\"]+)\s*$"
+)
+INF = math.inf
+
+
+def _read(step: Step) -> tuple[str, float, float] | None:
+    """(path, first line, last line) of a read: a Read tool, or a shell command that only
+    reads one file."""
+    inputs = step.get("input") or {}
+    action = step["action"].lower()
+    if action in READS and inputs.get("file_path") is not None:
+        lo = float(inputs.get("offset", 1))
+        limit = inputs.get("limit")
+        return inputs["file_path"], lo, INF if limit is None else lo + limit - 1
+    command = inputs.get("command") if action in SHELLS else None
+    match = SHELL_READ.match(command) if isinstance(command, str) else None
+    if match is None:
+        return None
+    how, path = match.groups()
+    numbers = [float(n) for n in re.findall(r"\d+", how)]
+    if how.startswith("sed"):
+        return path, numbers[0], numbers[-1]
+    if how.startswith("tail"):
+        return path, INF, INF
+    if how.startswith("head"):
+        return path, 1.0, numbers[0]
+    return path, 1.0, INF
+
+
+def _writes(step: Step, path: str) -> bool:
+    """True when a step may write ``path``: a write tool on it, or a shell step (not a pure
+    read) whose input names it."""
+    action = step["action"].lower()
+    if action in WRITES:
+        return (step.get("input") or {}).get("file_path") == path
+    return action in SHELLS and _read(step) is None and path in json.dumps(step.get("input"))
+
+
 def _text(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
@@ -72,21 +113,17 @@ def findings(steps: list[Step], options: SpendOptions) -> list[Found]:
                       and _text(steps[j].get("input")) == _text(s.get("input"))]  # fmt: skip
         if same_input and steps[same_input[-1]]["status"] == "error":
             out.append(("failed_retry", k, same_input[-1], *_attributed(steps, k)))
-        path = (s.get("input") or {}).get("file_path")
-        if s["action"].lower() in READS and path is not None:
-            reads = [j for j in tools[:pos] if steps[j]["action"].lower() in READS
-                     and (steps[j].get("input") or {}).get("file_path") == path]  # fmt: skip
-            if reads:
-                last = reads[-1]
-                written = any(
-                    (steps[j]["action"].lower() in WRITES
-                     and (steps[j].get("input") or {}).get("file_path") == path)
-                    or (steps[j]["action"].lower() in SHELLS
-                        and path in json.dumps(steps[j].get("input")))
-                    for j in tools if last < j < k
-                )  # fmt: skip
-                if not written:
-                    out.append(("reread", k, last, *_attributed(steps, k)))
+        read = _read(s)
+        if read is not None:
+            path, lo, hi = read
+            covering = [
+                j for j in tools[:pos]
+                if (other := _read(steps[j])) is not None and other[0] == path
+                and other[1] <= lo and other[2] >= hi
+                and not any(_writes(steps[w], path) for w in tools if j < w < k)
+            ]  # fmt: skip
+            if covering:
+                out.append(("reread", k, covering[-1], *_attributed(steps, k)))
     llms = [k for k, s in enumerate(steps) if s["type"] == "llm"]
     table = load_table()
     for pos, k in enumerate(llms):

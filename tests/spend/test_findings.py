@@ -45,7 +45,7 @@ def test_same_output_after_a_change_is_not_identical(tmp_path: Path) -> None:
 
 def test_reread_unchanged_file_but_not_after_a_write(tmp_path: Path) -> None:
     steps = [llm(100), tool("Read", 0, output="v1", file_path="a.py"),   # 1
-             llm(100), tool("Read", 2, output="v1 again", file_path="a.py", offset=5),  # 3: reread
+             llm(100), tool("Read", 2, output="v1 part", file_path="a.py", offset=5, limit=9),  # 3
              llm(100), tool("Edit", 4, file_path="a.py", old="x", new="y"),  # 5: write
              llm(100), tool("Read", 6, output="v2", file_path="a.py"),   # 7: changed, not a finding
              llm(100), tool("Bash", 8, command="sed -i s/a/b/ a.py"),   # 9: shell names a.py
@@ -53,7 +53,35 @@ def test_reread_unchanged_file_but_not_after_a_write(tmp_path: Path) -> None:
              llm(100), tool("Read", 12, output="b", file_path="b.py"),   # 13
              llm(100), tool("Bash", 14, command="ls"),                   # 15: names no file
              llm(100), tool("Read", 16, output="b2", file_path="b.py")]  # 17: reread # fmt: skip
+    # step 3 reads lines 5-13 of the file step 1 read whole: a re-read too
     assert kinds(archive(tmp_path, {"r": steps})) == [("reread", 3, 1), ("reread", 17, 13)]
+
+
+def test_reread_of_lines_already_read_by_shell_commands(tmp_path: Path) -> None:
+    """Codex reads with sed -n / cat / head: the next chunk of a file is no re-read, lines an
+    earlier read covers are; a pure read names the file without writing it."""
+    steps = [
+        llm(100),
+        tool("exec_command", 0, cmd="sed -n '1,180p' src/a.ts"),  # 1
+        llm(100),
+        tool("exec_command", 2, cmd="sed -n '181,300p' src/a.ts"),  # 3: next
+        llm(100),
+        tool("exec_command", 4, cmd="sed -n '150,200p' src/a.ts"),  # 5: 2 reads
+        llm(100),
+        tool("exec_command", 6, cmd="sed -n '10,20p' src/a.ts"),  # 7: 1 covers it
+        llm(100),
+        tool("exec_command", 8, cmd="cat src/b.ts"),  # 9
+        llm(100),
+        tool("exec_command", 10, cmd="head -n 5 src/b.ts"),  # 11: 9 covers it
+        llm(100),
+        tool("apply_patch", 12, input="*** Update File: src/b.ts"),  # 13: write
+        llm(100),
+        tool("exec_command", 14, cmd="head -n 5 src/b.ts"),  # 15: changed since
+        llm(100),
+        tool("shell", 16, command=["bash", "-lc", "cat src/b.ts"]),  # 17: not since 13
+    ]
+    found = [f for f in kinds(archive(tmp_path, {"r": steps})) if f[0] == "reread"]
+    assert found == [("reread", 7, 1), ("reread", 11, 9)]
 
 
 def test_failed_retry_with_the_same_input(tmp_path: Path) -> None:

@@ -41,13 +41,17 @@ def runs(draw: Any) -> list[dict[str, Any]]:
         for _ in range(draw(st.integers(0, 3))):
             action = draw(st.sampled_from(TOOLS))
             path = draw(st.sampled_from(PATHS))
-            inputs = (
-                {"command": draw(st.sampled_from((f"cat {path}", "ls")))}
-                if action == "Bash"
-                else {"pattern": "*"}
-                if action == "Glob"
-                else {"file_path": path}
-            )
+            if action == "Bash":
+                inputs: dict[str, Any] = {"command": draw(st.sampled_from((
+                    f"cat {path}", "ls", f"sed -n '1,20p' {path}", f"sed -n '5,9p' {path}",
+                    f"head -n 10 {path}", f"tail -n 5 {path}", f"echo x > {path}",
+                )))}  # fmt: skip
+            elif action == "Glob":
+                inputs = {"pattern": "*"}
+            else:
+                inputs = {"file_path": path, **draw(st.sampled_from(
+                    ({}, {"offset": 1, "limit": 20}, {"offset": 5, "limit": 5}, {"offset": 30})
+                ))}  # fmt: skip
             steps.append({
                 "type": "tool", "action": action, "input": inputs, "parent": parent,
                 "status": draw(st.sampled_from(("ok", "error"))),

@@ -3,7 +3,10 @@ file loaded alone, its identical calls and re-reads counted again here from the 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -66,23 +69,62 @@ def _identical(calls: list[tuple[str, Any, Any]]) -> int:
     return repeats
 
 
+SHELL_READ = re.compile(
+    r"^\s*(cat|nl(?:\s+-ba)?|head(?:\s+-n\s*\d+|\s+-\d+)?|tail(?:\s+-n\s*\d+|\s+-\d+)?"
+    r"|sed\s+-n\s+'?\d+(?:,\d+)?p'?)\s+([^\s;&|<>$`'\"]+)\s*$"
+)
+SHELLS = {"Bash", "exec_command", "shell", "apply_patch"}
+
+
+def _command(inputs: dict[str, Any]) -> str | None:
+    """A shell call's command line (Codex: cmd, or the script of [bash, -lc, X])."""
+    command = inputs.get("cmd", inputs.get("command"))
+    if isinstance(command, list):
+        if len(command) == 3 and command[1] in ("-lc", "-c"):
+            return str(command[2])
+        return " ".join(str(c) for c in command)
+    return command if isinstance(command, str) else None
+
+
+def _lines(name: str, inputs: dict[str, Any]) -> tuple[str, float, float] | None:
+    """(path, first line, last line) of a read call, else None."""
+    if name == "Read" and inputs.get("file_path"):
+        lo = float(inputs.get("offset") or 1)
+        limit = inputs.get("limit")
+        return inputs["file_path"], lo, math.inf if limit is None else lo + limit - 1
+    command = _command(inputs) if name in SHELLS else None
+    match = SHELL_READ.match(command) if command else None
+    if match is None:
+        return None
+    how, path = match.groups()
+    numbers = [float(n) for n in re.findall(r"\d+", how)]
+    if how.startswith("sed"):
+        return path, numbers[0], numbers[-1]
+    if how.startswith("head"):
+        return path, 1.0, numbers[0]
+    return (path, math.inf, math.inf) if how.startswith("tail") else (path, 1.0, math.inf)
+
+
 def _rereads(calls: list[tuple[str, Any, Any]]) -> int:
-    last_read: dict[str, int] = {}
-    last_write: dict[str, int] = {}
+    """Reads whose lines a read since the last write to the path already covered."""
+    since: dict[str, list[tuple[float, float]]] = {}  # path -> lines read since its last write
     found = 0
-    for k, (name, inputs, _result) in enumerate(calls):
+    for name, inputs, _result in calls:
         inputs = inputs if isinstance(inputs, dict) else {}
-        path = inputs.get("file_path")
-        if name == "Read" and path:
-            if path in last_read and last_write.get(path, -1) < last_read[path]:
-                found += 1
-            last_read[path] = k
-        elif name in WRITES and path:
-            last_write[path] = k
-        elif name == "Bash":
-            for known in last_read:
-                if known in _canon(inputs):
-                    last_write[known] = k
+        if isinstance(inputs.get("input"), str) and name == "apply_patch":
+            inputs = {"patch": inputs["input"]}
+        read = _lines(name, inputs)
+        if read is not None:
+            path, lo, hi = read
+            found += any(a <= lo and b >= hi for a, b in since.get(path, []))
+            since.setdefault(path, []).append((lo, hi))
+        elif name in WRITES and inputs.get("file_path"):
+            since[inputs["file_path"]] = []
+        elif name in SHELLS:
+            text = _canon(inputs)
+            for path in since:
+                if path in text:
+                    since[path] = []
     return found
 
 
@@ -112,7 +154,8 @@ def test_claude_code_file(path: Path, tmp_path: Path) -> None:
 
 
 def _codex_calls(path: Path) -> list[tuple[str, Any, Any]]:
-    """(name, arguments, output) of each function / custom tool call, joined by call_id."""
+    """(name, arguments, output) of each function / custom tool call, joined by call_id
+    (arguments decoded from their JSON text, as the adapter does)."""
     calls: dict[str, list[Any]] = {}
     for record in _records(path):
         payload = record.get("payload")
@@ -122,6 +165,9 @@ def _codex_calls(path: Path) -> list[tuple[str, Any, Any]]:
         if kind in ("function_call", "custom_tool_call"):
             args = payload.get("arguments", payload.get("input"))
             calls[str(payload.get("call_id"))] = [payload.get("name"), args, None]
+            if kind == "function_call" and isinstance(args, str):
+                with contextlib.suppress(json.JSONDecodeError):
+                    calls[str(payload.get("call_id"))][1] = json.loads(args)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             held = calls.get(str(payload.get("call_id")))
             if held is not None:
@@ -133,7 +179,9 @@ def _codex_calls(path: Path) -> list[tuple[str, Any, Any]]:
 @pytest.mark.parametrize("path", _files("codex-cli"), ids=lambda p: p.name)
 def test_codex_cli_file(path: Path, tmp_path: Path) -> None:
     con = load(tmp_path, path)
-    assert _main_findings(con, "identical_call") == _identical(_codex_calls(path))
+    calls = _codex_calls(path)
+    assert _main_findings(con, "identical_call") == _identical(calls)
+    assert _main_findings(con, "reread") == _rereads(calls)
 
 
 @needs_data

@@ -1,5 +1,5 @@
--- spend_reread: the same unchanged file read again: a read-type tool step re-reading a path
---   with no write to it since its previous read (spend_steps' kinds).
+-- spend_reread: the same unchanged file read again: a read step whose lines an earlier read
+--   of the path covers, with no write to the path between them (spend_steps' kinds, lo, hi).
 -- Grain: one row per re-reading tool step (run_id, idx).
 -- Needs: temp table spend_steps (spend_steps.sql); parameters none.
 -- A write is a write tool on the path, or a shell or patch step whose input names it.
@@ -8,25 +8,38 @@ WITH paths AS (  -- the paths each run reads
 ),
 
 touches AS (  -- reads and writes of those paths, in step order
-    SELECT run_id, idx, path, kind, attr_tokens, attr_cost, action
+    SELECT run_id, idx, path, lo, hi, kind, attr_tokens, attr_cost
     FROM spend_steps
     WHERE kind IN ('read', 'write') AND path IS NOT NULL
     UNION ALL
-    SELECT s.run_id, s.idx, p.path, 'write' AS kind, NULL, NULL, s.action
+    SELECT s.run_id, s.idx, p.path, NULL, NULL, 'write' AS kind, NULL, NULL
     FROM spend_steps AS s
     JOIN paths AS p ON p.run_id = s.run_id AND contains(s.input_text, p.path)
     WHERE s.kind = 'shell'
 ),
 
-ordered AS (
-    SELECT
-        *,
-        max(idx) FILTER (WHERE kind = 'read') OVER w AS last_read,
-        max(idx) FILTER (WHERE kind = 'write') OVER w AS last_write
-    FROM touches
-    WINDOW w AS (
-        PARTITION BY run_id, path ORDER BY idx ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+reads AS (  -- each read with the last write to its path before it
+    SELECT *
+    FROM (
+        SELECT
+            *,
+            max(idx) FILTER (WHERE kind = 'write') OVER (
+                PARTITION BY run_id, path ORDER BY idx
+                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+            ) AS last_write
+        FROM touches
     )
+    WHERE kind = 'read'
+),
+
+ordered AS (  -- each read with the latest earlier read since that write covering its lines
+    SELECT r.run_id, r.idx, any_value(r.path) AS path, any_value(r.attr_tokens) AS attr_tokens,
+           any_value(r.attr_cost) AS attr_cost, max(p.idx) AS last_read
+    FROM reads AS r
+    JOIN reads AS p
+      ON p.run_id = r.run_id AND p.path = r.path AND p.idx < r.idx
+     AND p.idx > coalesce(r.last_write, -1) AND p.lo <= r.lo AND p.hi >= r.hi
+    GROUP BY r.run_id, r.idx
 )
 
 SELECT
@@ -39,4 +52,4 @@ SELECT
     path AS detail,
     CAST(NULL AS DOUBLE) AS amount
 FROM ordered
-WHERE kind = 'read' AND last_read IS NOT NULL AND (last_write IS NULL OR last_write < last_read)
+ORDER BY run_id, idx

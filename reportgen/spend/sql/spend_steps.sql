@@ -8,7 +8,10 @@
 -- plus tokens_out at the output rate. A tool call stores no tokens of its own: its
 -- attributed tokens and cost are its own when given, else the issuing step's (parent) divided
 -- by the tool calls that step issued. kind: 'read' / 'write' for file tools (by lower-cased
--- action), 'shell' for shell and patch tools (their input may write any file it names).
+-- action) and for a shell command that only reads one file (cat, nl, head, tail, sed -n
+-- 'a,bp': Codex reads files so), 'shell' for other shell and patch tools (their input may
+-- write any file it names). lo, hi: the lines a read reads (offset and limit, sed's range,
+-- head's count; the whole file 1..inf; tail inf..inf), for spend_reread.sql.
 CREATE OR REPLACE TEMP TABLE spend_steps AS
 WITH kinds AS (
     SELECT
@@ -58,25 +61,78 @@ WITH kinds AS (
             WHEN lower(s.action) IN ('bash', 'shell', 'exec_command', 'run_shell_command',
                                      'local_shell', 'container.exec', 'apply_patch')
                 THEN 'shell'
-        END AS kind
+        END AS tool_kind
     FROM steps AS s
     JOIN spend_runs AS sel ON sel.run_id = s.run_id
     LEFT JOIN spend_prices AS p ON s.type = 'llm' AND p.model = s.action
 ),
 
-base AS (  -- file paths of read and write tools, the input text of shell tools
+commands AS (  -- a shell step's command line: cmd, command, or the script of [sh, -lc, X]
     SELECT
-        * EXCLUDE (input),
-        CASE WHEN kind IN ('read', 'write') THEN coalesce(
-            json_extract_string(input, '$.file_path'),
-            json_extract_string(input, '$.absolute_path'),
-            json_extract_string(input, '$.path'),
-            json_extract_string(input, '$.filePath'),
-            json_extract_string(input, '$.notebook_path'),
-            json_extract_string(input, '$.target_file')
-        ) END AS path,
-        CASE WHEN kind = 'shell' THEN CAST(input AS VARCHAR) END AS input_text
+        *,
+        CASE WHEN tool_kind = 'shell' THEN coalesce(
+            json_extract_string(input, '$.cmd'),
+            CASE WHEN json_type(input, '$.command') = 'ARRAY'
+                THEN CASE WHEN json_array_length(input, '$.command') = 3
+                          AND json_extract_string(input, '$.command[1]') IN ('-lc', '-c')
+                    THEN json_extract_string(input, '$.command[2]')
+                    ELSE array_to_string(
+                        CAST(json_extract(input, '$.command') AS VARCHAR[]), ' ')
+                END
+                ELSE json_extract_string(input, '$.command')
+            END
+        ) END AS command
     FROM kinds
+),
+
+shell_reads AS (  -- a command that only reads one file: cat, nl, head, tail, sed -n 'a,bp'
+    SELECT
+        *,
+        regexp_extract(
+            coalesce(command, ''),
+            '^\s*(cat|nl(?:\s+-ba)?|head(?:\s+-n\s*\d+|\s+-\d+)?|tail(?:\s+-n\s*\d+|\s+-\d+)?'
+            || '|sed\s+-n\s+''?\d+(?:,\d+)?p''?)\s+([^\s;&|<>$`''"]+)\s*$',
+            ['how', 'path']
+        ) AS shell_read
+    FROM commands
+),
+
+base AS (  -- kind, file path and read key of file tools, the input text of shell tools
+    SELECT
+        * EXCLUDE (input, tool_kind, command, shell_read),
+        CASE WHEN tool_kind = 'shell' AND shell_read.path <> '' THEN 'read' ELSE tool_kind END
+            AS kind,
+        CASE
+            WHEN tool_kind IN ('read', 'write') THEN coalesce(
+                json_extract_string(input, '$.file_path'),
+                json_extract_string(input, '$.absolute_path'),
+                json_extract_string(input, '$.path'),
+                json_extract_string(input, '$.filePath'),
+                json_extract_string(input, '$.notebook_path'),
+                json_extract_string(input, '$.target_file')
+            )
+            WHEN tool_kind = 'shell' AND shell_read.path <> '' THEN shell_read.path
+        END AS path,
+        CASE  -- the first line read (1: from the start; inf: the end, tail)
+            WHEN tool_kind = 'read'
+                THEN coalesce(TRY_CAST(json_extract_string(input, '$.offset') AS DOUBLE), 1)
+            WHEN shell_read.how LIKE 'sed%'
+                THEN CAST(regexp_extract(shell_read.how, '(\d+)', 1) AS DOUBLE)
+            WHEN shell_read.how LIKE 'tail%' THEN 'inf'::DOUBLE
+            WHEN shell_read.path <> '' THEN 1
+        END AS lo,
+        coalesce(CASE  -- the last line read (inf: to the end)
+            WHEN tool_kind = 'read'
+                THEN coalesce(TRY_CAST(json_extract_string(input, '$.offset') AS DOUBLE), 1)
+                    + TRY_CAST(json_extract_string(input, '$.limit') AS DOUBLE) - 1
+            WHEN shell_read.how LIKE 'sed%'
+                THEN CAST(regexp_extract(shell_read.how, '(\d+)p', 1) AS DOUBLE)
+            WHEN shell_read.how LIKE 'head%'
+                THEN CAST(regexp_extract(shell_read.how, '(\d+)', 1) AS DOUBLE)
+        END, 'inf'::DOUBLE) AS hi,
+        CASE WHEN tool_kind = 'shell' AND shell_read.path = '' THEN CAST(input AS VARCHAR) END
+            AS input_text
+    FROM shell_reads
 ),
 
 issued AS (  -- the tool calls each step issued (its children of type tool)
