@@ -58,11 +58,7 @@ def spend(
     options = SpendOptions(ttl_s=ttl, long_context=long_context, subagent_share=subagent_share)
     con = connect(db, read_only=True)
     try:
-        ids: list[str] | None = list(run) if run else None
-        if suite is not None:
-            rows = con.execute("SELECT run_id FROM runs WHERE suite = ?", [suite]).fetchall()
-            ids = [r[0] for r in rows if ids is None or r[0] in ids]
-        report = avoidable_spend(con, ids, options)
+        report = avoidable_spend(con, list(run) if run else None, options, suite=suite)
     finally:
         con.close()
     if as_json:

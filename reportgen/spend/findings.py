@@ -170,14 +170,17 @@ def avoidable_spend(
     run_ids: Sequence[str] | None = None,
     options: SpendOptions | None = None,
     *,
+    suite: str | None = None,
     findings: bool = True,
 ) -> SpendReport:
     """The avoidable-spend findings of ``run_ids`` (None: every run of the archive), summed
-    per run and per suite. ``findings=False``: the sums only (what a gate needs; no finding
+    per run and per suite; ``suite`` keeps that suite's runs only. ``findings=False``: the sums only (what a gate needs; no finding
     rows reach Python). Read-only: it makes temp tables only."""
     chosen = options or SpendOptions()
     ids = sorted(set(run_ids or []))
-    con.execute(load_sql("spend_runs"), {"all_runs": run_ids is None, "run_ids": ids})
+    con.execute(
+        load_sql("spend_runs"), {"all_runs": run_ids is None, "run_ids": ids, "suite": suite}
+    )
     as_of = _register_prices(con)
     try:
         con.execute(load_sql("spend_steps"))

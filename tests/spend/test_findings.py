@@ -182,3 +182,14 @@ def test_spend_command_json(tmp_path: Path) -> None:
     assert data["total"]["cost_usd"] == pytest.approx(0.01)
     text = CliRunner().invoke(make_app(), ["spend", "--db", str(db)])
     assert "identical_call" in text.stdout and "$0.0100" in text.stdout
+
+
+def test_selection_by_run_and_suite(tmp_path: Path) -> None:
+    steps = [llm(100, cost=0.02), tool("Glob", 0, pattern="*"), tool("Glob", 0, pattern="*")]
+    con = archive(tmp_path, {"r": steps, "s": steps})
+    con.execute("UPDATE runs SET suite = 'other' WHERE run_id = 's'")
+    assert avoidable_spend(con, ["s"]).runs.keys() == {"s"}
+    assert avoidable_spend(con, suite="other").runs.keys() == {"s"}
+    assert avoidable_spend(con, ["r"], suite="other").runs == {}
+    (suite_of_r,) = avoidable_spend(con, ["r"]).suites
+    assert set(avoidable_spend(con).suites) == {"other", suite_of_r}
