@@ -78,6 +78,12 @@ def test_label_by_branch_fixed_label_and_time_zone(tmp_path: Path) -> None:
     by_branch = _runs(_ingest_to(tmp_path / "b.duckdb", projects, "--label-by", "branch"))
     demo = {r[0]: r[2] for r in by_branch if r[1] == "claude-code/-Users-me-demo"}
     assert demo["5c0375b4-57a5-4f26-b12d-d022ee4e51b7"] == "main"  # its gitBranch
+    codex = _ingest_to(
+        tmp_path / "x.duckdb", str(home / ".codex" / "sessions"), "--label-by", "branch"
+    )
+    with duckdb.connect(str(codex), read_only=True) as con:
+        rows = con.execute("SELECT label, meta->>'git_branch' FROM runs").fetchall()
+    assert rows and all(label == branch for label, branch in rows if branch)
     fixed = _runs(_ingest_to(tmp_path / "c.duckdb", projects, "--label", "nightly-a"))
     assert {r[2] for r in fixed} == {"nightly-a"}
     # 1af7fc5e starts 2025-09-03 00:47 UTC: the evening before in Los Angeles
