@@ -294,9 +294,21 @@ def argument_diff(before: JSONValue, after: JSONValue) -> dict[str, Any] | None:
             out[k] = {"status": "added", "new_value": b[k]}
         elif k not in b:
             out[k] = {"status": "removed", "old_value": a[k]}
-        elif canonical_json(a[k]) != canonical_json(b[k]):
+        elif not _same_value(a[k], b[k]):
             out[k] = {"status": "changed", "old_value": a[k], "new_value": b[k]}
     return out or None
+
+
+_PLAIN = (str, int)
+
+
+def _same_value(x: JSONValue, y: JSONValue) -> bool:
+    """``canonical_json(x) == canonical_json(y)``, without the encoding when both are strings
+    or both plain ints (exact types: a bool is no int here), the usual input values."""
+    kind = x.__class__
+    if kind is y.__class__ and kind in _PLAIN:
+        return bool(x == y)
+    return canonical_json(x) == canonical_json(y)
 
 
 # --------------------------------------------------------------------------- scalar metrics
