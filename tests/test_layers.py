@@ -19,7 +19,7 @@ LAYERS = {
     "gating": 1, "archive": 1,
     "failures": 2,
     "formats": 3,
-    "ingest": 4,
+    "ingest": 4, "spend": 4,
     "divergence": 5,
     "convergence": 6, "iterations": 6, "statistics": 6,
     "reports": 7, "site": 7, "api": 7, "plugin_baselines": 7,

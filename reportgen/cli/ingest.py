@@ -32,14 +32,37 @@ def ingest(
             " the files say; default: a run's own batch, else its job's (see docs/formats.md).",
         ),
     ] = None,
+    label_by: Annotated[
+        str,
+        typer.Option(
+            "--label-by",
+            help="Session logs (Claude Code, Codex CLI, Gemini CLI): label each run by its "
+            "'model' (the one most calls used) or its git 'branch' (the model when the log "
+            "names none).",
+        ),
+    ] = "model",
+    label: Annotated[
+        str | None,
+        typer.Option("--label", help="Session logs: give every run loaded this label."),
+    ] = None,
+    tz: Annotated[
+        str | None,
+        typer.Option(
+            "--tz",
+            help="Session logs: a run's batch is the day of its start in this time zone "
+            "(IANA name; default: $TZ, else UTC).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
     as_json: Json = False,
 ) -> None:
     """Load trace, iteration and output files into the archive, all or nothing."""
     from reportgen.ingest import ingest as run_ingest
+    from reportgen.ingest.options import session_options
     from reportgen.reports.ingest import print_ingest_report
     from reportgen.reports.progress import DelayedProgress
 
+    sessions = session_options(label_by, label, tz)
     with DelayedProgress(err(), enabled=not (quiet or as_json)) as progress:
         report = run_ingest(
             paths,
@@ -50,6 +73,7 @@ def ingest(
             max_record_mb=max_record_mb,
             progress=progress.hook,
             batch=batch,
+            sessions=sessions,
         )
     if as_json:
         print_json(report.to_dict())

@@ -215,6 +215,22 @@ _BUILTIN: tuple[PairMetric, ...] = (
         Gate("latency_delta", "--max-latency-delta", "max_latency_delta",
              "Fail when latency grows by > this %.", keyword="max_latency_increase_pct"),
     ),
+    PairMetric(
+        "avoidable_cost",
+        "candidate_avoidable_cost_usd",
+        "avoidable spend of the candidate (USD)",
+        "avoid $",
+        "USD",
+        "higher",
+        Gate("avoidable_cost", "--max-avoidable-cost", "max_avoidable_cost",
+             "Fail when the candidate run's avoidable spend (repeated calls, re-reads, failed "
+             "retries, cache rebuilt after a pause, very long prompts, expensive sub-agents; "
+             "reportgen spend) is above USD.", keyword="max_avoidable_cost", metavar="USD"),
+        cell=lambda p: (
+            "n/a" if p.get("candidate_avoidable_cost_usd") is None
+            else f"${p['candidate_avoidable_cost_usd']:.4f}"
+        ),
+    ),
     # outcomes: no per-pair gate (one run passing or failing is noise; the label-level
     # --max-success-drop and --max-reward-drop below judge them over the tasks)
     PairMetric(

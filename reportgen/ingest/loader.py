@@ -26,7 +26,11 @@ from reportgen.formats.diagnose import first_problem
 from reportgen.formats.registry import detect_format, get_format
 from reportgen.formats.source import SourceFile, discover, measure
 from reportgen.ingest.conflicts import check_conflicts
-from reportgen.ingest.options import check_max_record_mb
+from reportgen.ingest.options import (
+    SessionOptions,
+    apply_session_defaults,
+    check_max_record_mb,
+)
 from reportgen.ingest.suite_notes import find_notes, stage_notes
 
 ProgressHook = Callable[[str, int, int], None]
@@ -83,6 +87,7 @@ def ingest(
     progress: ProgressHook | None = None,
     new_archive: bool = False,
     batch: str | None = None,
+    sessions: SessionOptions | None = None,
 ) -> IngestReport:
     """Load ``paths`` (files or folders) into the archive at ``db`` (a path, or an open
     connection, e.g. an in-memory archive for a one-off ``compare``).
@@ -94,7 +99,8 @@ def ingest(
     into that archive), so a failed or killed first load never removes another's archive.
     ``new_archive`` refuses an existing ``db`` (the demo uses it). ``batch`` sets the batch of
     every run and output loaded, whatever the files say; without it, runs that carry no batch
-    get the batch of their job (``BATCH_GAP``, docs/formats.md)."""
+    get the batch of their job (``BATCH_GAP``, docs/formats.md). ``sessions``: the label and
+    batch-day defaults of session-log runs (:func:`reportgen.ingest.options.session_options`)."""
     if batch is not None and not batch.strip():
         raise UsageError("--batch must be a non-empty string")
     options = StageOptions(max_record_bytes=int(check_max_record_mb(max_record_mb) * (1 << 20)))
@@ -108,6 +114,7 @@ def ingest(
         run_id_prefix=run_id_prefix,
         hook=progress or (lambda phase, done, total: None),
         batch=batch,
+        sessions=sessions or SessionOptions(),
     )
     if isinstance(db, duckdb.DuckDBPyConnection):
         return load(lambda: db, ":memory:", own=False)
@@ -191,6 +198,7 @@ def _ingest(
     run_id_prefix: str,
     hook: ProgressHook,
     batch: str | None,
+    sessions: SessionOptions,
 ) -> IngestReport:
     """One load into the archive ``open_archive`` opens (closed after when ``own``)."""
     started = time.perf_counter()
@@ -230,8 +238,9 @@ def _ingest(
             report.notices.clear()
             try:
                 _load(
-                    con, fresh, formats, options, replace, run_id_prefix, report, hook, notes, batch
-                )
+                    con, fresh, formats, options, replace, run_id_prefix, report, hook, notes,
+                    batch, sessions,
+                )  # fmt: skip
                 break
             except InputError as error:
                 if not skip_invalid or error.path not in {s.display for s in fresh}:
@@ -316,6 +325,7 @@ def _load(
     hook: ProgressHook,
     notes: list[Path],
     batch: str | None,
+    sessions: SessionOptions,
 ) -> None:
     """Stage every source by format, check, and write everything in one transaction."""
     con.execute("BEGIN TRANSACTION")
@@ -340,6 +350,7 @@ def _load(
         if run_id_prefix:
             for table in STAGE_TABLES:
                 con.execute(f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix})
+        apply_session_defaults(con, sessions)
         _assign_batches(con, batch)
         _check_token_limits(con, sources, formats)
         replaced = check_conflicts(con, sources, replace)

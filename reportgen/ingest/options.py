@@ -1,8 +1,14 @@
-"""Checks of ingest options that the command line cannot express in its types."""
+"""Checks of ingest options that the command line cannot express in its types, and the
+defaults of session-log runs (label, batch day, time zone)."""
 
 from __future__ import annotations
 
 import math
+import os
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import duckdb
 
 from reportgen.errors import UsageError
 
@@ -23,3 +29,64 @@ def check_max_record_mb(value: float) -> float:
     if int(value * (1 << 20)) < 1:
         raise UsageError(f"--max-record-mb: {value!r} is under one byte")
     return float(value)
+
+
+LABEL_BY = ("model", "branch")
+"""What names a session run's label by default: the model most of its calls used, or the
+git branch the session ran on (the model when the log names no branch)."""
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """Defaults for the runs of session-log formats (Claude Code, Codex CLI, Gemini CLI;
+    ``growing_formats()``): ``label_by`` model or branch, or a fixed ``label``; batches per
+    day of the session's start in time zone ``tz``."""
+
+    label_by: str = "model"
+    label: str | None = None
+    tz: str = "UTC"
+
+
+def session_options(
+    label_by: str = "model", label: str | None = None, tz: str | None = None
+) -> SessionOptions:
+    """Checked session options: ``label_by`` one of LABEL_BY, ``label`` non-empty, ``tz`` an
+    IANA zone; without ``tz``, ``$TZ`` when it names one, else UTC. A bad value is a usage
+    error (exit 2)."""
+    if label_by not in LABEL_BY:
+        raise UsageError(f"--label-by: expected one of {', '.join(LABEL_BY)}, got {label_by!r}")
+    if label is not None and not label.strip():
+        raise UsageError("--label must be a non-empty string")
+    if tz is None:
+        env = os.environ.get("TZ", "").lstrip(":")
+        zone = env if env and _zone(env) else "UTC"
+    elif _zone(tz):
+        zone = tz
+    else:
+        raise UsageError(f"--tz: {tz!r} is not a time zone name (e.g. Europe/Paris, UTC)")
+    return SessionOptions(label_by, label, zone)
+
+
+def _zone(name: str) -> bool:
+    """True when ``name`` is an IANA time zone."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def apply_session_defaults(con: duckdb.DuckDBPyConnection, options: SessionOptions) -> None:
+    """Label and batch the staged runs of the session-log formats (session_defaults.sql)."""
+    from reportgen._sql import load_sql
+    from reportgen.formats.registry import growing_formats
+
+    con.execute(
+        load_sql("session_defaults"),
+        {
+            "formats": list(growing_formats()),
+            "label": options.label,
+            "by_branch": options.label_by == "branch",
+            "tz": options.tz,
+        },
+    )

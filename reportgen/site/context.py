@@ -151,6 +151,7 @@ class IndexPage(Page):
     nights: list[dict[str, Any]]
     compare: Link | None
     loop_runs: list[dict[str, Any]] = field(default_factory=list)
+    avoidable: list[dict[str, Any]] = field(default_factory=list)  # _avoidable_index.html
     verdict_night: str | None = None  # the latest compared night, judged over its tasks
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # line, verdict per metric
     task_classes: str | None = None  # "Tasks: 2 newly broken, ..."
@@ -181,6 +182,7 @@ class RunPage(Page):
     steps: list[StepView]
     loops: list[LoopView]
     related: list[Link]
+    avoidable: dict[str, Any] | None = None  # _avoidable_run.html (site/pages_spend.py)
 
 
 @dataclass(kw_only=True)

@@ -18,6 +18,7 @@ from reportgen.divergence.records import PairRecord
 from reportgen.site import paths
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
+from reportgen.spend import SpendReport, avoidable_spend
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,7 @@ class SiteData:
     convergence: ConvergenceData = field(default_factory=ConvergenceData)
     suite_notes: dict[str, list[str]] = field(default_factory=dict)  # suite -> Markdown texts
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # suite/task -> A/A TDI, latest
+    spend: SpendReport | None = None  # avoidable spend of every run (reportgen.spend)
 
     @property
     def suites(self) -> list[str]:
@@ -185,6 +187,7 @@ def load_site_data(
     data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)
+    data.spend = avoidable_spend(con)
     for info in pairs:
         data.pair_of_run[info.baseline_run_id] = info
         data.pair_of_run[info.candidate_run_id] = info

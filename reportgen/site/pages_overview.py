@@ -25,6 +25,7 @@ from reportgen.site.pages_compare import (
 from reportgen.site.pages_convergence import convergence_history_charts, convergence_rows
 from reportgen.site.pages_iterations import loop_run_rows
 from reportgen.site.pages_runs import _pair_row
+from reportgen.site.pages_spend import index_avoidable
 from reportgen.statistics.methods import benjamini_hochberg
 from reportgen.statistics.report import task_lines
 
@@ -311,5 +312,5 @@ def index_page(
         regressions=regressions, attention=_attention(data), within_noise=within_noise,
         suites=[_suite_summary(data, s) for s in data.suites], nights=night_list,
         compare=Link(f"{data.baseline_label} vs {data.candidate_label}", compare) if data.pairs else None,
-        loop_runs=loop_run_rows(data),
+        loop_runs=loop_run_rows(data), avoidable=index_avoidable(data),
     )  # fmt: skip

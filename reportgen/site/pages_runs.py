@@ -16,6 +16,7 @@ from reportgen.site.data import PairInfo, SiteData
 from reportgen.site.notes_html import render_notes
 from reportgen.site.pages_convergence import convergence_rows
 from reportgen.site.pages_iterations import iteration_links
+from reportgen.site.pages_spend import run_avoidable
 from reportgen.site.steps import RUN_TEXT_LIMIT, pretty_json, run_loops, step_views
 
 _RUN_FIELDS = (
@@ -135,6 +136,7 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
         steps=views,
         loops=loops,
         related=_related(data, run, data.pair_of_run.get(run["run_id"])),
+        avoidable=run_avoidable(data.spend, run["run_id"]),
     )
 
 
@@ -147,6 +149,7 @@ def run_pages(data: SiteData, nav: list[Link]) -> Iterator[LazyPage]:
             "steps": data.step_hashes.get(run["run_id"]),
             "related": _related(data, run, data.pair_of_run.get(run["run_id"])),
             "text_limit": RUN_TEXT_LIMIT,
+            "avoidable": run_avoidable(data.spend, run["run_id"]),
         }
         path = paths.run_path(run["suite"], run["task_id"], run["run_id"])
         yield LazyPage(path, RunPage.template, inputs, partial(run_page, data, run, nav))

@@ -33,6 +33,4 @@ def test_explain_and_tree_in_the_guide_are_current(tmp_path: Path) -> None:
     assert quoted is not None
     assert quoted.group(1) == printed
     table = CliRunner().invoke(app, args, env={"COLUMNS": "200"}).stdout
-    assert (
-        "│ nightly/fix-login/2026-11-28 │ 0.294 │ 0.00→0.1 │        1 │       2 │ 2.00 │" in table
-    )
+    assert "│ nightly/fix-login/2026-11-28 │ 0.294 │ 0.00→0 │      1 │      2 │ 2.00 │" in table

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import orjson
 import pytest
 
@@ -331,3 +332,45 @@ def test_detected_when_the_head_is_all_file_snapshots(tmp_path: Path) -> None:
     log.write_bytes(orjson.dumps(snapshot) + b"\n" + orjson.dumps(user) + b"\n")
     report = ingest([log], tmp_path / "a.duckdb")
     assert [row["format"] for row in report.loaded] == ["claude-code"]
+
+
+@needs_data
+def test_resumed_session_in_a_later_load_counts_each_record_once(tmp_path: Path) -> None:
+    """The resume is loaded a day after the session it repeats: the messages and events the
+    archived run counted are skipped (message.id kept in each llm step's output; error and
+    interrupt steps by type and start), so the archive holds what one load of both holds."""
+    lines = _session_lines()
+    first = tmp_path / "p" / "one.jsonl"
+    first.parent.mkdir()
+    first.write_bytes(b"\n".join(lines[:15]) + b"\n")
+    resumed = []
+    for line in lines:
+        record = orjson.loads(line)
+        record["sessionId"] = "resumed-session"
+        resumed.append(orjson.dumps(record))
+    later = tmp_path / "q" / "two.jsonl"
+    later.parent.mkdir()
+    later.write_bytes(b"\n".join(resumed) + b"\n")
+    together = load(tmp_path / "together", first, later)
+    want = together.execute(
+        "SELECT count(*), sum(tokens_in), sum(tokens_out) FROM steps"
+    ).fetchone()
+    db = tmp_path / "a.duckdb"
+    ingest([first], db)
+    ingest([later], db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        got = con.execute("SELECT count(*), sum(tokens_in), sum(tokens_out) FROM steps").fetchone()
+        ids = con.execute(
+            "SELECT count(*), count(DISTINCT output->>'message_id') FROM steps "
+            "WHERE type = 'llm' AND output->>'message_id' IS NOT NULL"
+        ).fetchone()
+        skipped = con.execute(
+            "SELECT (meta->>'repeated_records_skipped')::INT FROM runs WHERE run_id = 'resumed-session'"
+        ).fetchone()
+    assert got == want
+    assert ids is not None and ids[0] == ids[1] > 0  # each API response once in the archive
+    assert skipped is not None and skipped[0] > 0
+    # the grown original itself is replaced, not deduplicated against its own earlier run
+    first.write_bytes(b"\n".join(lines[:20]) + b"\n")
+    report = ingest([first], db)
+    assert report.replaced_runs == 1 and report.counts["steps"] > 0

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ import duckdb
 import orjson
 
 from reportgen.errors import InputError
+from reportgen.formats.adapters.claude_seen import archived_keys, event_key
 from reportgen.formats.adapters.rows import (
     Collector,
     count,
@@ -92,6 +94,12 @@ class ClaudeCode:
         # Sessions that started first keep the records a resumed or forked copy repeats.
         files.sort(key=lambda f: (f.agent_file, f.first_stamp or "~", f.source.display))
         seen = _Seen()
+        seen.messages, seen.events = archived_keys(
+            con,
+            (k for f in files for k in _message_ids(f)),
+            [f.source.display for f in files],
+            (t for f in files for t in _event_times(f)),
+        )
         runs: list[_Run] = []
         for session in files:
             with explained(session.source, WHAT):
@@ -140,11 +148,35 @@ def _read(source: SourceFile) -> _File:
 
 
 class _Seen:
-    """Record uuids and message ids already counted in this load."""
+    """Record uuids and message ids already counted in this load, or by archived runs of
+    other files (message ids and error/interrupt event keys: claude_seen.py)."""
 
     def __init__(self) -> None:
         self.uuids: set[str] = set()
         self.messages: set[str] = set()
+        self.events: set[str] = set()
+
+    def repeats_event(self, kind: str, seconds: float | None) -> bool:
+        """True when an archived run of another file already has this error/interrupt."""
+        key = event_key(kind, seconds)
+        return key is not None and key in self.events
+
+
+def _message_ids(session: _File) -> Iterable[str]:
+    """The message ids of a file's assistant records."""
+    for _, record in session.records:
+        message = record.get("message")
+        if record.get("type") == "assistant" and isinstance(message, dict) and message.get("id"):
+            yield str(message["id"])
+
+
+def _event_times(session: _File) -> Iterable[float]:
+    """The times of a file's records that may become error or interrupt steps."""
+    for _, record in session.records:
+        if record.get("type") in ("user", "system"):
+            seconds = epoch_from_iso(record.get("timestamp"))
+            if seconds is not None:
+                yield seconds
 
 
 @dataclass
@@ -155,6 +187,7 @@ class _Step(SessionStep):
     agent_id: str | None = None
     prompt: str | None = None
     answered: bool = False
+    message_id: bool = False  # keyed by the API response's message.id (kept in the output)
 
 
 @dataclass
@@ -386,22 +419,29 @@ def _build(run: _Run, seen: _Seen, prices: PriceTable) -> None:
                 raise InputError(
                     run.source.display, "expected an object", line=number, field="message"
                 )
-            _user(run, record, message, number, pending, by_record, now, started)
+            _user(run, record, message, number, pending, by_record, now, started, seen)
         elif kind == "system" and record.get("subtype") in _ERROR_SUBTYPES:
-            error = record.get("error")
-            detail = error.get("message") if isinstance(error, dict) else record.get("content")
-            run.steps.append(
-                _Step("error", str(record["subtype"]), "error", output=detail, started_at=started)
-            )
+            if seen.repeats_event("error", now):
+                run.repeated += 1
+            else:
+                error = record.get("error")
+                detail = error.get("message") if isinstance(error, dict) else record.get("content")
+                run.steps.append(
+                    _Step(
+                        "error", str(record["subtype"]), "error", output=detail, started_at=started
+                    )
+                )
         if now is not None:
             previous = now
     for step in pending.values():
         if not step.answered:
             step.status = "abandoned"
-    for step in turns.values():
+    for key, step in turns.items():
         step.output = {"text": "\n".join(step.text)} if step.text else None
         if step.usage is not None:
             step.output = {**(step.output or {}), "usage": step.usage}
+        if step.message_id:
+            step.output = {**(step.output or {}), "message_id": key}
 
 
 def _message_key(record: dict[str, Any], message: dict[str, Any], number: int) -> str:
@@ -434,6 +474,7 @@ def _assistant(
             model or "assistant",
             started_at=stamp if epoch_from_iso(stamp) is not None else None,
             model=model,
+            message_id=bool(message.get("id")),
         )
         turns[key] = step
         run.steps.append(step)
@@ -494,11 +535,15 @@ def _user(
     by_record: dict[str, list[_Step]],
     now: float | None,
     started: str | None,
+    seen: _Seen,
 ) -> None:
     content = message.get("content")
     if run.prompt is None:
         run.prompt = _prompt(record, content)
     if _text(content).lstrip().startswith(_INTERRUPT):
+        if seen.repeats_event("interrupt", now):
+            run.repeated += 1
+            return
         run.steps.append(
             _Step("interrupt", "user_interrupt", "error", output=_text(content), started_at=started)
         )
