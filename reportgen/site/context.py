@@ -34,6 +34,9 @@ class Chart:
     points: int
 
 
+_STATUSES = frozenset(("ok", "error", "retry", "abandoned"))
+
+
 @dataclass(frozen=True, slots=True)
 class StepView:
     """One step as the run and comparison pages show it (numbers: None = not given)."""
@@ -52,6 +55,25 @@ class StepView:
     recovery: str | None = None  # "opens" (a wasted step opening a window) or "counted"
     loop: str | None = None  # "L1 start", "L1" ... for steps inside a loop
     stagnant: bool = False
+    depth: int = 0  # nesting in the trace tree (run pages)
+    kids: int = 0  # direct children in the trace tree
+    parent: int | None = None  # the enclosing step's idx, when the tree is drawn
+    bar: tuple[float, float] | None = None  # waterfall bar: start and width, % of the run's span
+    offset_ms: float | None = None  # start, ms after the run's first step started
+
+    @property
+    def bar_cell(self) -> Markup:
+        """The run page's waterfall cell: a bar at the step's stored start, as wide as it lasted
+        (numbers only in it, nothing to escape)."""
+        if self.bar is None:
+            return Markup(f'<td class="wf"><span class="muted">{fmt.UNKNOWN}</span></td>')
+        left, width = self.bar
+        return Markup(
+            f'<td class="wf" data-start-ms="{self.offset_ms}"><div class="wf-track">'
+            f'<i class="wf-bar wf-{self.status if self.status in _STATUSES else "other"}" '
+            f'style="left:{left}%;width:{width}%" title="starts +{fmt.ms(self.offset_ms)}, '
+            f'lasts {fmt.ms(self.latency_ms)}"></i></div></td>'
+        )
 
     @property
     def tokens(self) -> int | None:
@@ -181,6 +203,11 @@ class RunPage(Page):
     steps: list[StepView]
     loops: list[LoopView]
     related: list[Link]
+    nested: bool = False  # the steps are drawn as a tree (some step has a parent)
+    tree_note: str | None = None  # why stored parents were not drawn as a tree
+    span_ms: float | None = None  # the waterfall's span: first start to last end
+    children: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # step -> sub-runs
+    children_in_totals: bool | None = None  # whether the totals include the sub-runs'
 
 
 @dataclass(kw_only=True)

@@ -17,6 +17,7 @@ from reportgen.site.notes_html import render_notes
 from reportgen.site.pages_convergence import convergence_rows
 from reportgen.site.pages_iterations import iteration_links
 from reportgen.site.steps import RUN_TEXT_LIMIT, pretty_json, run_loops, step_views
+from reportgen.site.trace import step_tree, waterfall
 
 _RUN_FIELDS = (
     "run_id", "suite", "label", "task_id", "batch", "trial", "started_at", "success", "reward",
@@ -59,17 +60,35 @@ def _related(data: SiteData, run: dict[str, Any], pair: PairInfo | None) -> list
     return links
 
 
-def _family_links(data: SiteData, run: dict[str, Any]) -> list[Link]:
-    """Sub-agent runs (session formats): each child run under the step that started it, and
-    a child's way back to that step of its parent, when both are in the archive."""
+def _family_meta(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's meta when it names sub-agent runs or a parent run (session formats), else {}."""
     raw = run["meta"]
     if not raw or ("children" not in raw and "parent_run_id" not in raw):
-        return []
+        return {}
     try:
         meta = json.loads(raw)
     except (ValueError, RecursionError):
-        return []
-    if not isinstance(meta, dict):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def sub_runs(data: SiteData, run: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    """The sub-agent runs of ``run`` that are in the archive, by the step that started them."""
+    children = _family_meta(run).get("children")
+    index = _runs_by_id(data)
+    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for child in children if isinstance(children, list) else []:
+        found = index.get(str(child.get("run_id"))) if isinstance(child, dict) else None
+        if found is not None and isinstance(child.get("step"), int):
+            out[child["step"]].append(run_view(found))
+    return dict(out)
+
+
+def _family_links(data: SiteData, run: dict[str, Any]) -> list[Link]:
+    """Sub-agent runs (session formats): each child run under the step that started it, and
+    a child's way back to that step of its parent, when both are in the archive."""
+    meta = _family_meta(run)
+    if not meta:
         return []
     index = _runs_by_id(data)
     links: list[Link] = []
@@ -115,8 +134,12 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
     """The page of one run."""
     steps = data.steps.get(run["run_id"], [])
     loops = run_loops(steps)
-    views = step_views(steps, loops=loops)
+    tree = step_tree(steps)
+    falls = waterfall(steps)
+    views = step_views(steps, loops=loops, tree=tree, falls=falls)
     meta, notes = _meta(run["meta"])
+    children = sub_runs(data, run)
+    family = _family_meta(run)
     view = run_view(run)
     trial = f" · trial {run['trial']}" if run["trial"] else ""
     task_href = paths.task_path(run["suite"], run["task_id"])
@@ -135,6 +158,13 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
         steps=views,
         loops=loops,
         related=_related(data, run, data.pair_of_run.get(run["run_id"])),
+        nested=tree.nested,
+        tree_note=tree.note,
+        span_ms=falls.span_ms if falls is not None else None,
+        children=children,
+        children_in_totals=(
+            bool(family.get("totals_include_children")) if family.get("children") else None
+        ),
     )
 
 
@@ -146,6 +176,7 @@ def run_pages(data: SiteData, nav: list[Link]) -> Iterator[LazyPage]:
             "run": run,
             "steps": data.step_hashes.get(run["run_id"]),
             "related": _related(data, run, data.pair_of_run.get(run["run_id"])),
+            "children": sub_runs(data, run),
             "text_limit": RUN_TEXT_LIMIT,
         }
         path = paths.run_path(run["suite"], run["task_id"], run["run_id"])
@@ -167,7 +198,9 @@ def _pair_row(pair: PairInfo) -> dict[str, Any]:
         "candidate_wei": m["candidate_wei"],
         "wei_change": m["candidate_wei"] - m["baseline_wei"],
         "rsr": m["recovery_step_ratio"],
-        "candidate_loops": sum(1 for x in loops if x["side"] == "candidate"),
+        "candidate_repeats": sum(
+            1 for x in loops if x["side"] == "candidate" and not x["stagnant"]
+        ),
         "stagnant_loops": stagnant_loops(m),
         "cost_delta": m["cost_delta_percentage"],
         "token_delta": m["token_delta_percentage"],

@@ -1,5 +1,6 @@
 -- site_steps: every step of every run, for the run and comparison pages; input/output are
--- JSON text, numbers stay NULL when not given; signature and payload: the loop detector's hashes.
+-- JSON text, numbers stay NULL when not given; signature and payload: the loop detector's hashes;
+-- parent (an enclosing step's idx) and started_ms (start, ms since 1970) for the trace tree.
 -- Grain: one row per step (run_id, idx), in trajectory order (ordered by run_id, idx).
 -- Needs: archive tables steps, runs (read by reportgen.site.data.load_site_data); parameters
 --   $every_night, $nights: the steps of every run, or only of the runs of these batches (the
@@ -18,6 +19,8 @@ SELECT
     tokens_out,
     cost_usd,
     latency_ms,
+    parent,
+    epoch_us(started_at) / 1000.0 AS started_ms,
     coalesce(signature, rg_step_signature(type, action, input_keys)) AS signature,
     coalesce(payload, rg_step_payload(input, output)) AS payload
 FROM steps
