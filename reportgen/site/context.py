@@ -147,6 +147,9 @@ class DiffRow:
     deltas: dict[str, str]
     #: a modified row's input changes (AgentDiff's argument_diff): (key, what changed)
     changes: list[tuple[str, str]] = field(default_factory=list)
+    #: a modified row's word diffs (worddiff.word_diff; None: that side is unchanged)
+    input_diff: Markup | None = None
+    output_diff: Markup | None = None
 
 
 @dataclass(kw_only=True)

@@ -10,6 +10,7 @@ from statistics import fmean
 from typing import Any
 
 import orjson
+from markupsafe import Markup
 
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.reference import argument_diff, normalise_status
@@ -30,6 +31,7 @@ from reportgen.site.context import (
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
+from reportgen.site.worddiff import readable, word_diff
 from reportgen.statistics import label_statistics, task_classes
 from reportgen.statistics.methods import wilson
 from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
@@ -239,6 +241,14 @@ def _input_changes(b: dict[str, Any], c: dict[str, Any]) -> list[tuple[str, str]
     return out
 
 
+def _word_diffs(b: dict[str, Any], c: dict[str, Any]) -> tuple[Markup | None, Markup | None]:
+    """A modified step's input and output as word diffs (None where a side is unchanged)."""
+    return (
+        word_diff(readable(b["input"]), readable(c["input"])),
+        word_diff(readable(b["output"]), readable(c["output"])),
+    )
+
+
 def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]) -> list[StepView]:
     """One side's step views, with recovery windows from the alignment and its loops."""
     run_id = pair.baseline_run_id if side == "baseline" else pair.candidate_run_id
@@ -282,12 +292,12 @@ def pair_page(
         bi, ci = d["baseline_index"], d["candidate_index"]
         b = bviews[bi] if bi is not None else None
         c = cviews[ci] if ci is not None else None
-        changes = (
-            _input_changes(bsteps[bi], csteps[ci])
-            if d["status"] == "modified" and bi is not None and ci is not None
-            else []
-        )
-        rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c), changes))
+        changes: list[tuple[str, str]] = []
+        words: tuple[Markup | None, Markup | None] = (None, None)
+        if d["status"] == "modified" and bi is not None and ci is not None:
+            changes = _input_changes(bsteps[bi], csteps[ci])
+            words = _word_diffs(bsteps[bi], csteps[ci])
+        rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c), changes, *words))
     base, cand = data.runs_by_id[pair.baseline_run_id], data.runs_by_id[pair.candidate_run_id]
     loops = [loop_view(n, x["side"], x) for n, x in enumerate(m["loops_detected"], 1)]
     compare_href = paths.compare_index_path(data.baseline_label, data.candidate_label)
