@@ -180,6 +180,9 @@ class IndexPage(Page):
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # line, verdict per metric
     task_classes: str | None = None  # "Tasks: 2 newly broken, ..."
     within_noise: int = 0  # nightly step changes not called regressions: within noise
+    comparisons: list[Link] = field(default_factory=list)  # every comparison built
+    chosen_by: str = ""  # how the comparisons were chosen (the build's rule, in words)
+    matrix: Link | None = None  # the configurations side by side, when there are several
 
 
 @dataclass(kw_only=True)
@@ -281,3 +284,13 @@ class SuitesPage(Page):
 
     template: ClassVar[str] = "suites.html"
     rows: list[dict[str, Any]]
+
+
+@dataclass(kw_only=True)
+class MatrixPage(Page):
+    """Several configurations against one baseline side by side: per comparison its latest
+    night's label-level metrics (change, interval, verdict) and task classes."""
+
+    template: ClassVar[str] = "matrix.html"
+    columns: list[dict[str, Any]]
+    metrics: list[dict[str, str]]  # key, label: the rows, in order

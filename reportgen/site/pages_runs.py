@@ -48,13 +48,18 @@ def run_view(run: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-def _related(data: SiteData, run: dict[str, Any], pair: PairInfo | None) -> list[Link]:
-    """Links from a run page: its task, and the comparison it takes part in."""
+def _related(data: SiteData, run: dict[str, Any]) -> list[Link]:
+    """Links from a run page: its task, and each comparison it takes part in."""
     links = [Link(f"All runs of {run['task_id']}", paths.task_path(run["suite"], run["task_id"]))]
-    if pair is not None:
-        links.append(
-            Link(f"{data.baseline_label} vs {data.candidate_label} on this night", pair.path)
-        )
+    for comparison in data.comparisons or ():
+        pair = comparison.pair_of_run.get(run["run_id"])
+        if pair is not None:
+            links.append(
+                Link(
+                    f"{comparison.baseline_label} vs {comparison.candidate_label} on this night",
+                    pair.path,
+                )
+            )
     links += iteration_links(data, run["run_id"])
     links += _family_links(data, run)
     return links
@@ -157,7 +162,7 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
         notes=render_notes(notes),
         steps=views,
         loops=loops,
-        related=_related(data, run, data.pair_of_run.get(run["run_id"])),
+        related=_related(data, run),
         nested=tree.nested,
         tree_note=tree.note,
         span_ms=falls.span_ms if falls is not None else None,
@@ -175,7 +180,7 @@ def run_pages(data: SiteData, nav: list[Link]) -> Iterator[LazyPage]:
             "nav": nav,
             "run": run,
             "steps": data.step_hashes.get(run["run_id"]),
-            "related": _related(data, run, data.pair_of_run.get(run["run_id"])),
+            "related": _related(data, run),
             "children": sub_runs(data, run),
             "text_limit": RUN_TEXT_LIMIT,
         }
@@ -213,9 +218,10 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
     by_task: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for run in data.runs:
         by_task[(run["suite"], run["task_id"])].append(run)
-    pairs_by_task: dict[tuple[str, str], list[PairInfo]] = defaultdict(list)
-    for pair in data.pairs:
-        pairs_by_task[(pair.suite, pair.task_id)].append(pair)
+    pairs_by_task: dict[tuple[str, str], list[tuple[str, PairInfo]]] = defaultdict(list)
+    for comparison in data.comparisons or ():
+        for pair in comparison.pairs:
+            pairs_by_task[(pair.suite, pair.task_id)].append((comparison.name, pair))
     for (suite, task_id), runs in sorted(by_task.items()):
         rows = sorted(
             (run_view(r) for r in runs),
@@ -243,9 +249,11 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
             task_id=task_id,
             runs=rows,
             pairs=[
-                _pair_row(p)
-                for p in sorted(
-                    pairs_by_task[(suite, task_id)], key=lambda p: (p.batch, p.trial), reverse=True
+                {**_pair_row(p), "comparison": name}
+                for name, p in sorted(
+                    pairs_by_task[(suite, task_id)],
+                    key=lambda x: (x[1].batch, x[1].trial, x[0]),
+                    reverse=True,
                 )
             ],
             convergence=convergence_rows(data, suite, task_id),
