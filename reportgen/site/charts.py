@@ -229,11 +229,11 @@ def verdict_bars(
     layout = _layout(
         "Verdicts",
         f"change / minimum effect of interest (dotted: ±1; axis cut at ±{VERDICT_AXIS_LIMIT:g})",
-        "",
+        "metric",
         shapes=shapes,
         height=60 + 34 * max(len(rows), 1),
     )
-    layout["yaxis"] = {"type": "category", "categoryorder": "array",
+    layout["yaxis"] = {"type": "category", "categoryorder": "array", "title": {"text": "metric"},
                        "categoryarray": order[::-1], "automargin": True}  # fmt: skip
     edge = min(max([2.0, *reach]) * 1.1, VERDICT_AXIS_LIMIT)
     layout["xaxis"]["range"] = [-edge, edge]  # a huge interval would flatten every other one
