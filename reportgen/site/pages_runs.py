@@ -156,7 +156,11 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
             Link(run["suite"], paths.history_path(run["suite"])),
             Link(run["task_id"], task_href),
         ],
-        charts=[charts.step_timeline("timeline", views)] if views else [],
+        charts=(
+            [charts.step_timeline("timeline", views)]
+            if any(v.latency_ms is not None for v in views)
+            else []
+        ),
         run=view,
         meta=meta,
         notes=render_notes(notes),
