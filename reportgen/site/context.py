@@ -68,11 +68,11 @@ class StepView:
         if self.bar is None:
             return Markup(f'<td class="wf"><span class="muted">{fmt.UNKNOWN}</span></td>')
         left, width = self.bar
+        kind = self.status if self.status in _STATUSES else "other"
         return Markup(
-            f'<td class="wf" data-start-ms="{self.offset_ms}"><div class="wf-track">'
-            f'<i class="wf-bar wf-{self.status if self.status in _STATUSES else "other"}" '
-            f'style="left:{left}%;width:{width}%" title="starts +{fmt.ms(self.offset_ms)}, '
-            f'lasts {fmt.ms(self.latency_ms)}"></i></div></td>'
+            f'<td class="wf"><div class="wt"><i class="wb wb-{kind}" style="left:{left:.2f}%;'
+            f'width:{width:.2f}%" title="+{fmt.ms(self.offset_ms)}, {fmt.ms(self.latency_ms)}">'
+            "</i></div></td>"
         )
 
     @property
@@ -147,9 +147,10 @@ class DiffRow:
     deltas: dict[str, str]
     #: a modified row's input changes (AgentDiff's argument_diff): (key, what changed)
     changes: list[tuple[str, str]] = field(default_factory=list)
-    #: a modified row's word diffs (worddiff.word_diff; None: that side is unchanged)
+    #: a modified row's word diffs (worddiff.word_diff; None: unchanged, rewritten or not diffed)
     input_diff: Markup | None = None
     output_diff: Markup | None = None
+    rewritten: tuple[str, ...] = ()  # "input", "output": changed too much for a word diff
 
 
 @dataclass(kw_only=True)
@@ -252,6 +253,7 @@ class PairPage(Page):
     rows: list[DiffRow]
     loops: list[LoopView]
     first_divergence: int | None
+    diffs_skipped: int = 0  # modified steps past the page's budget of word diffs
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 pretty-printed with sorted keys first (so a reordered object is not a change), the texts are
 split into words, spaces and punctuation, and rapidfuzz's Indel opcodes (a longest common
 subsequence, in C) mark what was removed and added. Long unchanged stretches fold to a line
-that says how much is hidden. Everything is escaped; only ``<del>``, ``<ins>`` and the fold
+that says how much is hidden; a text rewritten beyond recognition is said to be, not
+diffed. Everything is escaped; only ``<del>``, ``<ins>`` and the fold
 marker are markup."""
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from typing import cast
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from rapidfuzz.distance import Indel
 
 from reportgen.site.steps import pretty_json
@@ -22,13 +24,17 @@ CONTEXT = 80
 MAX_TOKENS = 40_000
 #: Most changed characters shown; the rest of the changes are summarised.
 MAX_CHANGED = 4_000
+#: Below this share of characters in common a text counts as rewritten: a word diff of it
+#: would mark nearly everything, so the page says so instead (both sides are beside it).
+REWRITTEN = 0.5
 
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 
 
+@lru_cache(maxsize=1 << 16)
 def readable(raw: str | None) -> str:
     """A payload (JSON text) as the diff compares it: strings bare, other values as indented
-    JSON with sorted keys; text that is not JSON as it is."""
+    JSON with sorted keys; text that is not JSON as it is. Cached: payloads recur."""
     if raw is None:
         return ""
     try:
@@ -43,51 +49,86 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _fold(text: str, first: bool, last: bool) -> Markup:
-    """An unchanged stretch: kept whole when short, else its ends beside changes and a fold."""
+_FOLD = '<span class="fold">… {:,} unchanged characters …</span>'
+_MORE = '<span class="fold">… more changes (open both sides)</span>'
+
+
+def _esc(text: str) -> str:
+    """Text for element content: ``&``, ``<`` and ``>`` as entities (faster than markupsafe's
+    ``escape`` for the many short pieces of a diff; no attribute is ever built from it)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _fold(text: str, first: bool, last: bool) -> str:
+    """An unchanged stretch as HTML: whole when short, else its ends beside changes and a fold."""
     if len(text) <= 2 * CONTEXT + 40:
-        return escape(text)
+        return _esc(text)
     head = "" if first else text[:CONTEXT]
     tail = "" if last else text[-CONTEXT:]
     hidden = len(text) - len(head) - len(tail)
-    fold = Markup('<span class="fold">… {} unchanged characters …</span>').format(f"{hidden:,}")
-    return escape(head) + fold + escape(tail)
+    return _esc(head) + _FOLD.format(hidden) + _esc(tail)
+
+
+def _words(items: list[str]) -> list[str]:
+    return [t for t in items if not t.isspace()]
+
+
+def _word_share(a: list[str], b: list[str]) -> float:
+    """The share of words (spaces aside) the two texts keep in common, 0 to 1."""
+    return float(Indel.normalized_similarity(_words(a), _words(b)))
+
+
+#: What ``word_diff`` gives for a text rewritten beyond a useful word diff (compare with
+#: ``is``): the pair page says "rewritten" beside the step instead of a diff.
+REWRITE = Markup('<span class="fold">rewritten</span>')
+
+
+def diff_texts(before: str | None, after: str | None) -> Markup | None:
+    """Two payloads (JSON text) as a word diff of their readable forms (None: equal)."""
+    if before == after:
+        return None
+    return word_diff(readable(before), readable(after))
 
 
 @lru_cache(maxsize=4096)
 def word_diff(before: str, after: str) -> Markup | None:
     """``before`` → ``after`` as HTML with removed words in ``<del>`` and added ones in
-    ``<ins>``, unchanged stretches folded; None when the texts are equal. Cached: the same
-    change recurs across nights and trials."""
+    ``<ins>``, unchanged stretches folded; None when the texts are equal. Built as plain
+    strings (every piece of text through ``_esc``) and marked safe once: the build diffs
+    every modified step. Cached: the same change recurs across nights and trials."""
     if before == after:
         return None
+    if Indel.normalized_similarity(before, after) < REWRITTEN:  # cheap: characters, in C
+        return REWRITE
     a, b = tokens(before), tokens(after)
     if len(a) > MAX_TOKENS or len(b) > MAX_TOKENS:
-        note = '<span class="fold">too long to diff word by word ({} and {} words)</span>'
-        return Markup(note).format(f"{len(a):,}", f"{len(b):,}")
-    ops = list(Indel.opcodes(a, b))
-    parts: list[Markup] = []
+        note = '<span class="fold">too long to diff word by word ({:,} and {:,} words)</span>'
+        return Markup(note.format(len(a), len(b)))
+    if _word_share(a, b) < REWRITTEN:
+        return REWRITE
+    ops = cast(list[tuple[str, int, int, int, int]], Indel.opcodes(a, b).as_list())
+    parts: list[str] = []
     shown = 0
-    i = 0
-    while i < len(ops):
-        op = ops[i]
-        if op.tag == "equal":
-            text = "".join(a[op.src_start : op.src_end])
-            parts.append(_fold(text, i == 0, i == len(ops) - 1))
+    i, n = 0, len(ops)
+    while i < n:
+        tag, a0, a1, b0, b1 = ops[i]
+        if tag == "equal":
+            parts.append(_fold("".join(a[a0:a1]), i == 0, i == n - 1))
             i += 1
             continue
         removed, added = [], []
-        while i < len(ops) and ops[i].tag != "equal":  # one change: removals, then additions
-            removed += a[ops[i].src_start : ops[i].src_end]
-            added += b[ops[i].dest_start : ops[i].dest_end]
+        while i < n and ops[i][0] != "equal":  # one change: its removals, then its additions
+            _tag, a0, a1, b0, b1 = ops[i]
+            removed += a[a0:a1]
+            added += b[b0:b1]
             i += 1
-        old, new = "".join(removed), "".join(added)
         if shown > MAX_CHANGED:
-            parts.append(Markup('<span class="fold">… more changes (open both sides)</span>'))
+            parts.append(_MORE)
             break
+        old, new = "".join(removed), "".join(added)
         shown += len(old) + len(new)
         if old:
-            parts.append(Markup("<del>{}</del>").format(old))
+            parts.append("<del>" + _esc(old) + "</del>")
         if new:
-            parts.append(Markup("<ins>{}</ins>").format(new))
-    return Markup("").join(parts)
+            parts.append("<ins>" + _esc(new) + "</ins>")
+    return Markup("".join(parts))

@@ -154,7 +154,7 @@ def _page_of(site: Path, run_id: str) -> Path:
 
 
 _SHOWN = """() => Array.from(document.querySelectorAll("table.steps tbody tr[id^=step-]")).map(r => {
-  const bar = r.querySelector("i.wf-bar"), track = r.querySelector(".wf-track");
+  const bar = r.querySelector("i.wb"), track = r.querySelector(".wt");
   const a = bar && bar.getBoundingClientRect(), b = track && track.getBoundingClientRect();
   return [parseInt(r.id.slice(5)), parseInt(r.dataset.depth), a ? (a.left - b.left) / b.width : null];
 })"""
@@ -181,7 +181,7 @@ def test_real_traces_draw_the_stored_tree_and_times(
             assert max(depths.values()) >= 1
             for i, _depth, left in shown:  # the bar's left edge at the stored start time
                 at, span = starts[i]
-                assert left is not None and abs(left - at / span) < 0.005, (run_id, i)
+                assert left is not None and abs(left - at / span) < 0.0002, (run_id, i)
         assert tab.problems == []
     con.close()
 

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rapidfuzz.distance import Indel
 
 from reportgen.ingest import ingest
 from reportgen.site import build_site
-from reportgen.site.worddiff import readable, tokens, word_diff
+from reportgen.site.worddiff import REWRITE, REWRITTEN, readable, tokens, word_diff
 from tests.site.browser_pages import SCREENSHOTS, chromium_page
 
 
@@ -46,10 +47,12 @@ def test_equal_texts_give_no_diff_and_json_compares_with_sorted_keys() -> None:
 
 
 def test_agent_text_is_escaped() -> None:
-    html = str(word_diff("<b>x</b>", "<script>alert(1)</script>"))
+    ctx = "the quick brown fox jumps over the lazy dog and "
+    before, after = ctx + "<b>x</b> again", ctx + "<script>x</script> again"
+    html = str(word_diff(before, after))
     assert "<script" not in html and "<b>" not in html and "&lt;" in html
-    assert _side(html, "ins") == "<b>x</b>"
-    assert _side(html, "del") == "<script>alert(1)</script>"
+    assert _side(html, "ins") == before
+    assert _side(html, "del") == after
 
 
 def test_long_unchanged_text_folds_around_the_change() -> None:
@@ -62,6 +65,10 @@ def test_long_unchanged_text_folds_around_the_change() -> None:
     assert "w999" in html and "w1001" in html  # context kept beside the change
 
 
+def test_a_rewritten_text_is_said_to_be_not_diffed() -> None:
+    assert word_diff("alpha beta gamma delta", "zzzz yyyy xxxx wwww vvvv") is REWRITE
+
+
 @given(
     st.text(alphabet="ab c.\n", max_size=60),
     st.text(alphabet="ab c.\n", max_size=60),
@@ -71,9 +78,17 @@ def test_both_sides_rebuild_from_the_diff(before: str, after: str) -> None:
     if before == after:
         assert html is None
         return
+    assert "".join(tokens(before)) == before
+    if html is REWRITE:  # most words changed: said, not diffed
+        words_a = [t for t in tokens(before) if not t.isspace()]
+        words_b = [t for t in tokens(after) if not t.isspace()]
+        assert (
+            Indel.normalized_similarity(before, after) < REWRITTEN
+            or Indel.normalized_similarity(words_a, words_b) < REWRITTEN
+        )
+        return
     assert _side(str(html), "ins") == before
     assert _side(str(html), "del") == after
-    assert "".join(tokens(before)) == before
 
 
 def _run(label: str, path: str, text: str) -> dict[str, Any]:
@@ -91,6 +106,29 @@ def _run(label: str, path: str, text: str) -> dict[str, Any]:
              "output": text, "status": "ok"},
         ],
     }  # fmt: skip
+
+
+def test_a_page_diffs_up_to_its_budget_then_says_so(tmp_path: Path) -> None:
+    words = " ".join(f"word{i}" for i in range(400))
+    runs = []
+    for label in ("baseline", "candidate"):
+        run = _run(label, "src/app.py", "x")
+        run["steps"] = [
+            {"type": "tool", "action": "read_file", "input": {"path": f"f{i}.py"},
+             "output": words + (f" end{i}" if label == "baseline" else f" END{i} {words}"),
+             "status": "ok"}
+            for i in range(40)
+        ]  # fmt: skip
+        runs.append(run)
+    traces = tmp_path / "pair.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    ingest([traces], tmp_path / "db.duckdb")
+    build_site(tmp_path / "db.duckdb", tmp_path / "site", build_time="2026-11-29T00:00:00Z")
+    [page] = (tmp_path / "site" / "compare").rglob("words/*.html")
+    text = page.read_text(encoding="utf-8")
+    diffed = text.count("<ins>END")
+    skipped = re.search(r'<span class="diffs-skipped">(\d+) more modified steps', text)
+    assert skipped and diffed + int(skipped.group(1)) == 40 and diffed >= 5
 
 
 @pytest.mark.browser
