@@ -151,6 +151,7 @@ class DiffRow:
     input_diff: Markup | None = None
     output_diff: Markup | None = None
     rewritten: tuple[str, ...] = ()  # "input", "output": changed too much for a word diff
+    error_diff: Markup | None = None  # the step's error message, when it changed
 
 
 @dataclass(kw_only=True)

@@ -31,7 +31,7 @@ from reportgen.site.context import (
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
-from reportgen.site.worddiff import REWRITE, diff_texts
+from reportgen.site.worddiff import REWRITE, diff_texts, word_diff
 from reportgen.statistics import label_statistics, task_classes
 from reportgen.statistics.methods import wilson
 from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
@@ -247,16 +247,17 @@ DIFF_BUDGET = 24_000
 
 def _word_diffs(
     b: dict[str, Any], c: dict[str, Any]
-) -> tuple[Markup | None, Markup | None, tuple[str, ...]]:
-    """A modified step's input and output as word diffs (None where a side is unchanged or
-    rewritten), and which sides were rewritten beyond a useful diff."""
+) -> tuple[Markup | None, Markup | None, tuple[str, ...], Markup | None]:
+    """A modified step's input, output and error message as word diffs (None where a part is
+    unchanged or rewritten), and which parts were rewritten beyond a useful diff."""
     found = {
         "input": diff_texts(b["input"], c["input"]),
         "output": diff_texts(b["output"], c["output"]),
+        "error": word_diff(b.get("error") or "", c.get("error") or ""),
     }
     rewritten = tuple(k for k, v in found.items() if v is REWRITE)
     shown = {k: (None if v is REWRITE else v) for k, v in found.items()}
-    return shown["input"], shown["output"], rewritten
+    return shown["input"], shown["output"], rewritten, shown["error"]
 
 
 def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]) -> list[StepView]:
@@ -292,8 +293,8 @@ def pair_page(
         diffs,
         [s["signature"] for s in bsteps],
         [s["signature"] for s in csteps],
-        [(normalise_status(s["status"]), s["payload"]) for s in bsteps],
-        [(normalise_status(s["status"]), s["payload"]) for s in csteps],
+        [(normalise_status(s["status"]), s["payload"], s["error"]) for s in bsteps],
+        [(normalise_status(s["status"]), s["payload"], s["error"]) for s in csteps],
     )
     where = m.get("first_divergence")
     first = None if where is None else where["position"]
@@ -304,12 +305,17 @@ def pair_page(
         b = bviews[bi] if bi is not None else None
         c = cviews[ci] if ci is not None else None
         changes: list[tuple[str, str]] = []
-        words: tuple[Markup | None, Markup | None, tuple[str, ...]] = (None, None, ())
+        words: tuple[Markup | None, Markup | None, tuple[str, ...], Markup | None] = (
+            None,
+            None,
+            (),
+            None,
+        )
         if d["status"] == "modified" and bi is not None and ci is not None:
             changes = _input_changes(bsteps[bi], csteps[ci])
             if budget > 0:
                 words = _word_diffs(bsteps[bi], csteps[ci])
-                budget -= sum(len(w) for w in words[:2] if w is not None)
+                budget -= sum(len(w) for w in (words[0], words[1], words[3]) if w is not None)
             else:
                 skipped += 1
         rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c), changes, *words))

@@ -108,6 +108,22 @@ def _run(label: str, path: str, text: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def test_a_changed_error_message_is_diffed(tmp_path: Path) -> None:
+    runs = []
+    for label, wait in (("baseline", "30"), ("candidate", "60")):
+        run = _run(label, "src/app.py", "x")
+        run["steps"][1].update(status="error", output=None, error=f"tool timed out after {wait} s")
+        runs.append(run)
+    traces = tmp_path / "pair.jsonl"
+    traces.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+    ingest([traces], tmp_path / "db.duckdb")
+    build_site(tmp_path / "db.duckdb", tmp_path / "site", build_time="2026-11-29T00:00:00Z")
+    [page] = (tmp_path / "site" / "compare").rglob("words/*.html")
+    part = re.search(r'data-part="error">.*?</pre>', page.read_text(encoding="utf-8"), re.S)
+    assert part is not None
+    assert _marked(part.group(0), "del") == ["30"] and _marked(part.group(0), "ins") == ["60"]
+
+
 def test_a_page_diffs_up_to_its_budget_then_says_so(tmp_path: Path) -> None:
     words = " ".join(f"word{i}" for i in range(400))
     runs = []

@@ -21,6 +21,7 @@ SELECT
     latency_ms,
     parent,
     epoch_us(started_at) / 1000.0 AS started_ms,
+    error,
     coalesce(signature, rg_step_signature(type, action, input_keys)) AS signature,
     coalesce(payload, rg_step_payload(input, output)) AS payload
 FROM steps
