@@ -1,6 +1,6 @@
 """Markdown notes from traces (``meta.notes``), rendered safely.
 
-CommonMark with raw HTML off, images off (they would fetch from the network), and links only
+CommonMark (plus GitHub-style tables) with raw HTML off, images off (they would fetch from the network), and links only
 to http(s), mailto or anchors in the page; never ``javascript:``, ``data:`` or ``vbscript:``,
 and never a relative path (it names a file beside the README, which the site does not hold):
 those show as text."""
@@ -32,6 +32,7 @@ def _parser() -> MarkdownIt:
     """The one configured parser (building it is not free, so it is cached)."""
     md = MarkdownIt("commonmark", {"html": False, "linkify": False})
     md.disable(["image", "html_block", "html_inline"])
+    md.enable("table")  # GitHub-style tables, as READMEs write them
     md.validateLink = safe_link  # type: ignore[method-assign]
     return md
 

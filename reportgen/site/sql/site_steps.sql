@@ -1,11 +1,11 @@
 -- site_steps: every step of every run, for the run and comparison pages; input/output are
--- JSON text, numbers stay NULL when not given; signature and payload: the loop detector's hashes;
--- parent (an enclosing step's idx) and started_ms (start, ms since 1970) for the trace tree.
+-- JSON text, numbers stay NULL when not given; signature and payload: the loop detector's hashes.
 -- Grain: one row per step (run_id, idx), in trajectory order (ordered by run_id, idx).
 -- Needs: archive tables steps, runs (read by reportgen.site.data.load_site_data); parameters
 --   $every_night, $nights: the steps of every run, or only of the runs of these batches (the
 --   nights whose step pages the site keeps, retention.py); macros
 --   rg_step_signature, rg_step_payload (reportgen/archive/step_hashes.sql).
+-- For the trace tree: parent (the enclosing step's idx) and started_ms (start, ms since 1970).
 SELECT
     run_id,
     idx,
