@@ -152,23 +152,24 @@ def all_pages(
     pruned = pruned_pages(data, nav, kept, keep_nights) if kept is not None else {}
     if nights is None:
         nights = night_statistics(data)
+    views = []
+    for comparison in compared(data):  # each comparison's statistics, once
+        view = data.for_comparison(comparison)
+        stats = nights if comparison is data.comparisons[0] else night_statistics(view)
+        views.append((view, stats, matrix_column(view, stats)))
+    columns = [column for _, _, column in views]
     index = index_page(data, nav, cps, build_time, nights)
     index.comparisons = comparison_links(data)
+    index.comparison_rows = columns
     index.chosen_by = data.chosen_by
-    index.matrix = (
-        Link("all comparisons side by side", MATRIX) if len(index.comparisons) > 1 else None
-    )
+    index.matrix = Link("all comparisons side by side", MATRIX) if len(columns) > 1 else None
     yield index
     yield suites_page(data, nav, nights)
     yield from history_pages(data, nav, cps, nights)
-    columns = []
-    for comparison in compared(data):
-        view = data.for_comparison(comparison)
-        stats = nights if comparison is data.comparisons[0] else night_statistics(view)
+    for view, stats, _ in views:
         gone = pruned_pages(view, nav, kept, keep_nights) if kept is not None else {}
         yield compare_page(view, nav, stats)
         yield from with_retention(pair_pages(view, nav, verdicts), gone)
-        columns.append(matrix_column(view, stats))
     if len(columns) > 1:
         yield matrix_page(data, nav, columns)
     yield from task_pages(data, nav)

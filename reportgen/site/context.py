@@ -183,6 +183,7 @@ class IndexPage(Page):
     task_classes: str | None = None  # "Tasks: 2 newly broken, ..."
     within_noise: int = 0  # nightly step changes not called regressions: within noise
     comparisons: list[Link] = field(default_factory=list)  # every comparison built
+    comparison_rows: list[dict[str, Any]] = field(default_factory=list)  # pages_matrix columns
     chosen_by: str = ""  # how the comparisons were chosen (the build's rule, in words)
     matrix: Link | None = None  # the configurations side by side, when there are several
 

@@ -75,12 +75,16 @@ def test_two_compares_give_two_comparisons_and_a_matrix(three_labels: Path, tmp_
     out = tmp_path / "site"
     _build(three_labels, out, "--compare", "base..model-a", "--compare", "base..model-b")
     index = parse_file(out / "index.html")
-    links = [a.attrs["href"] for a in index.one("section", id="comparisons").select("a")]
-    assert links == [
-        "compare/base..model-a/index.html",
-        "compare/base..model-b/index.html",
-        "compare/matrix.html",
+    sections = index.select("section", class_="comparison")
+    assert [s.attrs["id"] for s in sections] == [
+        "comparison-base..model-a",
+        "comparison-base..model-b",
     ]
+    heads = [s.select("h3")[0].select("a")[0].attrs["href"] for s in sections]
+    assert heads == ["compare/base..model-a/index.html", "compare/base..model-b/index.html"]
+    assert "0 newly broken" in sections[0].text and "2 newly broken" in sections[1].text
+    links = [a.attrs["href"] for a in index.one("section", id="comparisons").select("a")]
+    assert "compare/matrix.html" in links
     assert "Comparisons from --compare: base..model-a, base..model-b." in index.text
     for name in ("base..model-a", "base..model-b"):
         page = parse_file(out / "compare" / name / "index.html")
