@@ -29,6 +29,7 @@ MAX_CHANGED = 4_000
 REWRITTEN = 0.5
 
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+_WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)  # the tokens that are not spaces
 
 
 @lru_cache(maxsize=1 << 16)
@@ -69,13 +70,9 @@ def _fold(text: str, first: bool, last: bool) -> str:
     return _esc(head) + _FOLD.format(hidden) + _esc(tail)
 
 
-def _words(items: list[str]) -> list[str]:
-    return [t for t in items if not t.isspace()]
-
-
-def _word_share(a: list[str], b: list[str]) -> float:
+def _word_share(before: str, after: str) -> float:
     """The share of words (spaces aside) the two texts keep in common, 0 to 1."""
-    return float(Indel.normalized_similarity(_words(a), _words(b)))
+    return float(Indel.normalized_similarity(_WORD.findall(before), _WORD.findall(after)))
 
 
 #: What ``word_diff`` gives for a text rewritten beyond a useful word diff (compare with
@@ -100,12 +97,12 @@ def word_diff(before: str, after: str) -> Markup | None:
         return None
     if Indel.normalized_similarity(before, after) < REWRITTEN:  # cheap: characters, in C
         return REWRITE
+    if _word_share(before, after) < REWRITTEN:
+        return REWRITE
     a, b = tokens(before), tokens(after)
     if len(a) > MAX_TOKENS or len(b) > MAX_TOKENS:
         note = '<span class="fold">too long to diff word by word ({:,} and {:,} words)</span>'
         return Markup(note.format(len(a), len(b)))
-    if _word_share(a, b) < REWRITTEN:
-        return REWRITE
     ops = cast(list[tuple[str, int, int, int, int]], Indel.opcodes(a, b).as_list())
     parts: list[str] = []
     shown = 0
