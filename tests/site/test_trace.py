@@ -235,3 +235,35 @@ def test_sub_agent_runs_sit_under_the_step_that_started_them(
         assert target.is_file() and f"<code>{child}</code>" in target.read_text(encoding="utf-8")
         note = parse_file(page).one("p", class_="sub-note").text
         assert "do not include" in note
+
+
+@pytest.mark.browser
+def test_a_claude_code_session_opens_its_sub_agents_and_back(
+    trace_site: tuple[Path, Path],
+) -> None:
+    db, site = trace_site
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        child, step, parent = con.execute(
+            "SELECT run_id, CAST(meta->>'parent_step' AS INTEGER), meta->>'parent_run_id' "
+            "FROM runs WHERE format = 'claude-code' AND meta->>'parent_step' IS NOT NULL "
+            "ORDER BY run_id LIMIT 1"
+        ).fetchone()
+    finally:
+        con.close()
+    with chromium_page() as tab:
+        page = tab.open(_page_of(site, parent))
+        after = page.evaluate(
+            "s => document.getElementById('step-' + s).nextElementSibling.className", step
+        )
+        assert "sub-run" in after  # the sub-agent's row sits right under its step
+        row = page.locator(f"#step-{step} + tr.sub-run")
+        assert row.is_visible() and child in row.inner_text()
+        row.locator("a").first.click()
+        page.wait_for_load_state("load")
+        assert f"<code>{child}</code>" in page.content()
+        back = page.locator("p.related a", has_text="Parent run")
+        back.click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(f"#step-{step}")
+        assert tab.problems == []
