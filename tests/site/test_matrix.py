@@ -112,7 +112,11 @@ def test_two_compares_give_two_comparisons_and_a_matrix(three_labels: Path, tmp_
         assert titles and all(x and y for x, y in titles)  # the scatter's axes are named
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "matrix.png"), full_page=True)
-        tab.open(out / "index.html")
+        tab.page.set_viewport_size({"width": 390, "height": 844})
+        for name in ("compare/matrix.html", "index.html"):
+            tab.open(out / name)
+            assert tab.page.evaluate("document.documentElement.scrollWidth") <= 390, name
+        tab.page.screenshot(path=str(SCREENSHOTS / "index-comparisons-390px.png"), full_page=True)
         assert tab.problems == []
 
 
