@@ -242,7 +242,7 @@ def _input_changes(b: dict[str, Any], c: dict[str, Any]) -> list[tuple[str, str]
 
 
 #: Most characters of word diffs on one pair page; later modified steps are counted, not diffed.
-DIFF_BUDGET = 24_000
+DIFF_BUDGET = 12_000
 
 
 def _word_diffs(
