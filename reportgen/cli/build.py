@@ -13,6 +13,17 @@ from reportgen.cli.output import print_json
 PAGES_LIMIT_BYTES = 1_000_000_000  # GitHub Pages refuses larger sites
 
 
+def site_compare(config: Path) -> list[str]:
+    """The ``[site] compare`` list of a config file (a usage error unless a list of texts)."""
+    from reportgen.errors import UsageError
+    from reportgen.gating.thresholds import load_config
+
+    value = load_config(config).get("site", {}).get("compare", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f'{config}: [site] compare must be a list like ["BASE..CAND"]')
+    return list(value)
+
+
 def build(
     out: Annotated[Path, typer.Option("--out", help="Folder of the site (replaced atomically).")],
     db: Db = Path("reportgen.duckdb"),
@@ -29,6 +40,16 @@ def build(
     candidate_label: Annotated[
         str, typer.Option("--candidate-label", help="Label compared with the baseline.")
     ] = "candidate",
+    compare: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--compare",
+            metavar="BASE..CAND",
+            help="A comparison to build (repeatable; several give a matrix page too); default: "
+            "[site] compare of the config, else the labels baseline/candidate, else every "
+            "label against the most common one.",
+        ),
+    ] = None,
     config: Annotated[
         Path | None,
         typer.Option(
@@ -83,7 +104,11 @@ def build(
     from reportgen.site import build_site
     from reportgen.site.redaction import Redaction
 
-    thresholds = resolve_thresholds({}, config or find_config())
+    found = config or find_config()
+    thresholds = resolve_thresholds({}, found)
+    asked, source = list(compare or ()), "--compare"
+    if not asked and found is not None:
+        asked, source = site_compare(found), f"{found.name} [site] compare"
     report = build_site(
         db,
         out,
@@ -93,6 +118,8 @@ def build(
         verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
         site_url=site_url,
         keep_nights=keep_nights,
+        compare=asked,
+        compare_source=source,
         redaction=Redaction.from_options(
             redact=not no_redact, patterns=tuple(redact or ()), payloads=not no_payloads
         ),

@@ -78,6 +78,10 @@ def parse_threshold(gate: Gate, text: str) -> float:
     return check_threshold(gate, number, "command line")
 
 
+#: Keys of the [site] section (read by ``reportgen build``): compare = ["BASE..CAND", ...].
+SITE_KEYS = ("compare",)
+
+
 def find_config(start: Path | None = None) -> Path | None:
     """The nearest reportgen.toml, or pyproject.toml with a [tool.reportgen] table."""
     here = (start or Path.cwd()).resolve()
@@ -124,9 +128,14 @@ def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
         data = data.get("tool", {}).get("reportgen", {})
     sections: dict[str, dict[str, Any]] = {}
     for section, values in data.items():
-        if section not in ("cli", "assertions") or not isinstance(values, dict):
-            raise UsageError(f"{path}: unknown section [{section}] (known: [cli], [assertions])")
-        known = known_keys("cli" if section == "cli" else "assertions")
+        if section not in ("cli", "assertions", "site") or not isinstance(values, dict):
+            raise UsageError(
+                f"{path}: unknown section [{section}] (known: [cli], [assertions], [site])"
+            )
+        if section == "site":
+            known = set(SITE_KEYS)
+        else:
+            known = known_keys("cli" if section == "cli" else "assertions")
         for key in values:
             if key not in known:
                 raise UsageError(

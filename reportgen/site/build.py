@@ -4,7 +4,7 @@ the tables as Parquet, vendor the assets, and swap the new site in."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -16,8 +16,9 @@ from reportgen.archive.snapshot import write_snapshot
 from reportgen.errors import UsageError
 from reportgen.resources import shipped_dir
 from reportgen.site import paths
+from reportgen.site.choose import Choice, choose
 from reportgen.site.context import LazyPage, Link, Page
-from reportgen.site.data import SiteData, archive_ids, load_site_data
+from reportgen.site.data import Comparison, SiteData, archive_ids, load_site_data
 from reportgen.site.feed import FEED, feed_xml
 from reportgen.site.pages_compare import (
     NightStats,
@@ -28,6 +29,7 @@ from reportgen.site.pages_compare import (
 )
 from reportgen.site.pages_convergence import convergence_pages
 from reportgen.site.pages_iterations import iteration_pages
+from reportgen.site.pages_matrix import MATRIX, matrix_column, matrix_page
 from reportgen.site.pages_overview import history_pages, index_page, suite_change_points
 from reportgen.site.pages_runs import run_pages, task_pages
 from reportgen.site.pages_suites import NAV_SUITES, suites_page
@@ -102,20 +104,35 @@ def resolve_build_time(build_time: str | None) -> str:
     return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def compared(data: SiteData) -> list[Comparison]:
+    """The comparisons that have pairs (those that get pages)."""
+    return [c for c in data.comparisons if c.pairs]
+
+
+def comparison_links(data: SiteData) -> list[Link]:
+    """A link to each comparison's index."""
+    return [
+        Link(
+            f"{c.baseline_label} vs {c.candidate_label}",
+            paths.compare_index_path(c.baseline_label, c.candidate_label),
+        )
+        for c in compared(data)
+    ]
+
+
 def _nav(data: SiteData) -> list[Link]:
-    """The navigation bar every page shares."""
+    """The navigation bar every page shares: with several comparisons, one link to the
+    matrix of them instead of one per comparison."""
     nav = [Link("Overview", "index.html")]
     if len(data.suites) > NAV_SUITES:
         nav.append(Link(f"Suites ({len(data.suites)})", "suites.html"))
     else:
         nav += [Link(f"History: {s}", paths.history_path(s)) for s in data.suites]
-    if data.pairs:
-        nav.append(
-            Link(
-                f"{data.baseline_label} vs {data.candidate_label}",
-                paths.compare_index_path(data.baseline_label, data.candidate_label),
-            )
-        )
+    links = comparison_links(data)
+    if len(links) > 1:
+        nav.append(Link(f"Comparisons ({len(links)})", MATRIX))
+    else:
+        nav += links
     return nav
 
 
@@ -135,12 +152,26 @@ def all_pages(
     pruned = pruned_pages(data, nav, kept, keep_nights) if kept is not None else {}
     if nights is None:
         nights = night_statistics(data)
-    yield index_page(data, nav, cps, build_time, nights)
+    views = []
+    for comparison in compared(data):  # each comparison's statistics, once
+        view = data.for_comparison(comparison)
+        stats = nights if comparison is data.comparisons[0] else night_statistics(view)
+        views.append((view, stats, matrix_column(view, stats)))
+    columns = [column for _, _, column in views]
+    index = index_page(data, nav, cps, build_time, nights)
+    index.comparisons = comparison_links(data)
+    index.comparison_rows = columns
+    index.chosen_by = data.chosen_by
+    index.matrix = Link("all comparisons side by side", MATRIX) if len(columns) > 1 else None
+    yield index
     yield suites_page(data, nav, nights)
     yield from history_pages(data, nav, cps, nights)
-    if data.pairs:
-        yield compare_page(data, nav, nights)
-        yield from with_retention(pair_pages(data, nav, verdicts), pruned)
+    for view, stats, _ in views:
+        gone = pruned_pages(view, nav, kept, keep_nights) if kept is not None else {}
+        yield compare_page(view, nav, stats)
+        yield from with_retention(pair_pages(view, nav, verdicts), gone)
+    if len(columns) > 1:
+        yield matrix_page(data, nav, columns)
     yield from task_pages(data, nav)
     yield from with_retention(run_pages(data, nav), pruned)
     yield from iteration_pages(data, nav)
@@ -175,11 +206,15 @@ def build_site(
     redaction: Redaction | None = None,
     site_url: str | None = None,
     keep_nights: int = DEFAULT_KEEP_NIGHTS,
+    compare: Sequence[str] = (),
+    compare_source: str = "--compare",
 ) -> BuildReport:
     """Build the static site for the archive ``db`` into ``out``, re-rendering only changed
     pages; ``verdicts`` (a pair's metrics -> {metric: passed}) adds gate verdicts. Secrets are
     redacted from every page and data file unless ``redaction`` says otherwise; ``site_url``
-    (where the site is published) makes the feed's links absolute."""
+    (where the site is published) makes the feed's links absolute. ``compare``: the
+    comparisons (``BASE..CAND``, from ``compare_source``); without them, labels other than the
+    default ones compare those two, else the archive's labels decide (choose.py)."""
     stamp = resolve_build_time(build_time)
     policy = Redaction() if redaction is None else redaction
     renderer = Renderer()
@@ -187,11 +222,19 @@ def build_site(
     writer = SiteWriter(out)
     try:
         redacted = redact_archive(con, policy)
-        ids = [*archive_ids(con), baseline_label, candidate_label]
+        choice = _choice(con, compare, compare_source, baseline_label, candidate_label)
+        ids = [*archive_ids(con), *(label for pair in choice.pairs for label in pair)]
         seen: set[str] = set()
         with paths.known_ids(ids):
             step_nights = newest_nights(con, keep_nights)
-            data = load_site_data(con, baseline_label, candidate_label, step_nights)
+            data = load_site_data(
+                con,
+                baseline_label,
+                candidate_label,
+                step_nights,
+                compare=choice.pairs,
+                chosen_by=choice.said,
+            )
             nights = night_statistics(data)  # label-level verdicts per night, computed once
             for page in all_pages(data, stamp, verdicts, keep_nights, nights):
                 if page.path in seen:
@@ -237,6 +280,20 @@ def build_site(
         size,
         files,
     )
+
+
+def _choice(
+    con: Any, compare: Sequence[str], source: str, baseline_label: str, candidate_label: str
+) -> Choice:
+    """The comparisons asked for, else the two labels given, else the archive's choice."""
+    if compare:
+        return choose(con, compare, source)
+    if (baseline_label, candidate_label) != ("baseline", "candidate"):
+        return Choice(
+            [(baseline_label, candidate_label)],
+            f"Compared: {baseline_label}..{candidate_label} (--baseline-label, --candidate-label).",
+        )
+    return choose(con)
 
 
 def _site_size(out: Path) -> tuple[int, int]:

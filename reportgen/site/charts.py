@@ -71,7 +71,8 @@ def _band(x0: float, x1: float, colour: str) -> dict[str, Any]:
 
 
 def step_timeline(chart_id: str, steps: Sequence[StepView]) -> Chart:
-    """Latency per step, one bar colour per status; recovery windows and loops shaded."""
+    """Latency per step, one bar colour per status; recovery windows and stagnant loops shaded
+    (other repeats are not loops and stay plain)."""
     traces = []
     for status, colour in STATUS_COLOURS.items():
         picked = [s for s in steps if s.status == status]
@@ -93,11 +94,15 @@ def step_timeline(chart_id: str, steps: Sequence[StepView]) -> Chart:
             }
         )
     shapes = [_band(s.idx - 0.5, s.idx + 0.5, "rgba(255,193,7,0.22)") for s in steps if s.recovery]
-    shapes += [_band(s.idx - 0.5, s.idx + 0.5, "rgba(156,39,176,0.12)") for s in steps if s.loop]
+    shapes += [
+        _band(s.idx - 0.5, s.idx + 0.5, "rgba(156,39,176,0.12)")
+        for s in steps
+        if s.loop and s.stagnant
+    ]
     layout = _layout("Step timeline", "step", "latency (ms)", shapes=shapes, bargap=0.15)
     return Chart(
         chart_id,
-        "Latency per step (bars coloured by status; shaded: recovery windows, loops)",
+        "Latency per step (bars coloured by status; shaded: recovery windows, stagnant loops)",
         {"data": traces, "layout": layout},
         len(steps),
     )
@@ -224,11 +229,11 @@ def verdict_bars(
     layout = _layout(
         "Verdicts",
         f"change / minimum effect of interest (dotted: ±1; axis cut at ±{VERDICT_AXIS_LIMIT:g})",
-        "",
+        "metric",
         shapes=shapes,
         height=60 + 34 * max(len(rows), 1),
     )
-    layout["yaxis"] = {"type": "category", "categoryorder": "array",
+    layout["yaxis"] = {"type": "category", "categoryorder": "array", "title": {"text": "metric"},
                        "categoryarray": order[::-1], "automargin": True}  # fmt: skip
     edge = min(max([2.0, *reach]) * 1.1, VERDICT_AXIS_LIMIT)
     layout["xaxis"]["range"] = [-edge, edge]  # a huge interval would flatten every other one

@@ -34,6 +34,9 @@ class Chart:
     points: int
 
 
+_STATUSES = frozenset(("ok", "error", "retry", "abandoned"))
+
+
 @dataclass(frozen=True, slots=True)
 class StepView:
     """One step as the run and comparison pages show it (numbers: None = not given)."""
@@ -52,6 +55,25 @@ class StepView:
     recovery: str | None = None  # "opens" (a wasted step opening a window) or "counted"
     loop: str | None = None  # "L1 start", "L1" ... for steps inside a loop
     stagnant: bool = False
+    depth: int = 0  # nesting in the trace tree (run pages)
+    kids: int = 0  # direct children in the trace tree
+    parent: int | None = None  # the enclosing step's idx, when the tree is drawn
+    bar: tuple[float, float] | None = None  # waterfall bar: start and width, % of the run's span
+    offset_ms: float | None = None  # start, ms after the run's first step started
+
+    @property
+    def bar_cell(self) -> Markup:
+        """The run page's waterfall cell: a bar at the step's stored start, as wide as it lasted
+        (numbers only in it, nothing to escape)."""
+        if self.bar is None:
+            return Markup(f'<td class="wf"><span class="muted">{fmt.UNKNOWN}</span></td>')
+        left, width = self.bar
+        kind = self.status if self.status in _STATUSES else "other"
+        return Markup(
+            f'<td class="wf"><div class="wt"><i class="wb wb-{kind}" style="left:{left:.2f}%;'
+            f'width:{width:.2f}%" title="+{fmt.ms(self.offset_ms)}, {fmt.ms(self.latency_ms)}">'
+            "</i></div></td>"
+        )
 
     @property
     def tokens(self) -> int | None:
@@ -125,6 +147,11 @@ class DiffRow:
     deltas: dict[str, str]
     #: a modified row's input changes (AgentDiff's argument_diff): (key, what changed)
     changes: list[tuple[str, str]] = field(default_factory=list)
+    #: a modified row's word diffs (worddiff.word_diff; None: unchanged, rewritten or not diffed)
+    input_diff: Markup | None = None
+    output_diff: Markup | None = None
+    rewritten: tuple[str, ...] = ()  # "input", "output": changed too much for a word diff
+    error_diff: Markup | None = None  # the step's error message, when it changed
 
 
 @dataclass(kw_only=True)
@@ -156,6 +183,10 @@ class IndexPage(Page):
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # line, verdict per metric
     task_classes: str | None = None  # "Tasks: 2 newly broken, ..."
     within_noise: int = 0  # nightly step changes not called regressions: within noise
+    comparisons: list[Link] = field(default_factory=list)  # every comparison built
+    comparison_rows: list[dict[str, Any]] = field(default_factory=list)  # pages_matrix columns
+    chosen_by: str = ""  # how the comparisons were chosen (the build's rule, in words)
+    matrix: Link | None = None  # the configurations side by side, when there are several
 
 
 @dataclass(kw_only=True)
@@ -183,6 +214,11 @@ class RunPage(Page):
     loops: list[LoopView]
     related: list[Link]
     avoidable: dict[str, Any] | None = None  # _avoidable_run.html (site/pages_spend.py)
+    nested: bool = False  # the steps are drawn as a tree (some step has a parent)
+    tree_note: str | None = None  # why stored parents were not drawn as a tree
+    span_ms: float | None = None  # the waterfall's span: first start to last end
+    children: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # step -> sub-runs
+    children_in_totals: bool | None = None  # whether the totals include the sub-runs'
 
 
 @dataclass(kw_only=True)
@@ -221,6 +257,7 @@ class PairPage(Page):
     rows: list[DiffRow]
     loops: list[LoopView]
     first_divergence: int | None
+    diffs_skipped: int = 0  # modified steps past the page's budget of word diffs
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,3 +290,13 @@ class SuitesPage(Page):
 
     template: ClassVar[str] = "suites.html"
     rows: list[dict[str, Any]]
+
+
+@dataclass(kw_only=True)
+class MatrixPage(Page):
+    """Several configurations against one baseline side by side: per comparison its latest
+    night's label-level metrics (change, interval, verdict) and task classes."""
+
+    template: ClassVar[str] = "matrix.html"
+    columns: list[dict[str, Any]]
+    metrics: list[dict[str, str]]  # key, label: the rows, in order

@@ -4,8 +4,8 @@ and the metrics package (pairing and divergence metrics are never recomputed her
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -36,9 +36,29 @@ class PairInfo:
     metrics: PairRecord
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """One baseline label against one candidate label: its pairs (with metrics), the runs
+    left unpaired, each run's pair and each task's baseline noise floor of divergence."""
+
+    baseline_label: str
+    candidate_label: str
+    pairs: list[PairInfo]
+    unpaired: list[Unpaired]
+    pair_of_run: dict[str, PairInfo]
+    repeat_tdi: dict[str, float]
+
+    @property
+    def name(self) -> str:
+        """``BASE..CAND``, as ``--compare`` spells it."""
+        return f"{self.baseline_label}..{self.candidate_label}"
+
+
 @dataclass
 class SiteData:
-    """Everything the page builders need, keyed for quick lookup."""
+    """Everything the page builders need, keyed for quick lookup. The baseline/candidate
+    fields are those of one comparison (the first); ``comparisons`` holds every one, and
+    ``for_comparison`` gives the same data seen through another."""
 
     baseline_label: str
     candidate_label: str
@@ -55,6 +75,20 @@ class SiteData:
     suite_notes: dict[str, list[str]] = field(default_factory=dict)  # suite -> Markdown texts
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # suite/task -> A/A TDI, latest
     spend: SpendReport | None = None  # avoidable spend of every run (reportgen.spend)
+    comparisons: list[Comparison] = field(default_factory=list)
+    chosen_by: str = ""  # how the comparisons were chosen, in words for the index
+
+    def for_comparison(self, comparison: Comparison) -> SiteData:
+        """This data with ``comparison`` as its baseline/candidate (nothing copied)."""
+        return replace(
+            self,
+            baseline_label=comparison.baseline_label,
+            candidate_label=comparison.candidate_label,
+            pairs=comparison.pairs,
+            unpaired=comparison.unpaired,
+            pair_of_run=comparison.pair_of_run,
+            repeat_tdi=comparison.repeat_tdi,
+        )
 
     @property
     def suites(self) -> list[str]:
@@ -156,14 +190,31 @@ def _suite_notes(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     return dict(notes)
 
 
+def _comparison(
+    con: duckdb.DuckDBPyConnection, runs_by_id: dict[str, dict[str, Any]], base: str, cand: str
+) -> Comparison:
+    """One label pair's comparison (see ``_pairs``)."""
+    pairs, unpaired, floors = _pairs(con, runs_by_id, base, cand)
+    of_run: dict[str, PairInfo] = {}
+    for info in pairs:
+        of_run[info.baseline_run_id] = info
+        of_run[info.candidate_run_id] = info
+    return Comparison(base, cand, pairs, unpaired, of_run, floors)
+
+
 def load_site_data(
     con: duckdb.DuckDBPyConnection,
     baseline_label: str,
     candidate_label: str,
     step_nights: Collection[str] | None = None,
+    *,
+    compare: Sequence[tuple[str, str]] | None = None,
+    chosen_by: str = "",
 ) -> SiteData:
-    """Load runs, steps, the nightly series and the comparison of the two labels; the steps
-    only of the runs of ``step_nights`` when given (the nights with step pages)."""
+    """Load runs, steps, the nightly series and the comparisons (``compare``: label pairs,
+    default the one of ``baseline_label`` and ``candidate_label``; the first is the site's
+    main one); the steps only of the runs of ``step_nights`` when given (the nights with step
+    pages)."""
     con.execute(load_sql("run_resolved"))  # the table macro site_runs and site_nightly read
     runs = _rows(con, "site_runs")
     runs_by_id = {r["run_id"]: r for r in runs}
@@ -171,24 +222,26 @@ def load_site_data(
     chosen = {"every_night": step_nights is None, "nights": sorted(step_nights or ())}
     for step in _rows(con, "site_steps", chosen):
         steps[step["run_id"]].append(step)
-    pairs, unpaired, floors = _pairs(con, runs_by_id, baseline_label, candidate_label)
+    wanted = list(compare) if compare else [(baseline_label, candidate_label)]
+    comparisons = [_comparison(con, runs_by_id, b, c) for b, c in wanted]
+    main = comparisons[0]
     data = SiteData(
-        baseline_label=baseline_label,
-        candidate_label=candidate_label,
+        baseline_label=main.baseline_label,
+        candidate_label=main.candidate_label,
         runs=runs,
         runs_by_id=runs_by_id,
         steps=dict(steps),
         nightly=_rows(con, "site_nightly"),
-        pairs=pairs,
-        unpaired=unpaired,
-        repeat_tdi=floors,
+        pairs=main.pairs,
+        unpaired=main.unpaired,
+        pair_of_run=main.pair_of_run,
+        repeat_tdi=main.repeat_tdi,
+        comparisons=comparisons,
+        chosen_by=chosen_by,
     )
     data.step_hashes = {r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes")}
     data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)
     data.spend = avoidable_spend(con)
-    for info in pairs:
-        data.pair_of_run[info.baseline_run_id] = info
-        data.pair_of_run[info.candidate_run_id] = info
     return data

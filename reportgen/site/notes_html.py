@@ -1,7 +1,9 @@
 """Markdown notes from traces (``meta.notes``), rendered safely.
 
-CommonMark with raw HTML off, images off (they would fetch from the network), and links only
-to http(s), mailto or relative targets; never ``javascript:``, ``data:`` or ``vbscript:``."""
+CommonMark (plus GitHub-style tables) with raw HTML off, images off (they would fetch from the network), and links only
+to http(s), mailto or anchors in the page; never ``javascript:``, ``data:`` or ``vbscript:``,
+and never a relative path (it names a file beside the README, which the site does not hold):
+those show as text."""
 
 from __future__ import annotations
 
@@ -17,10 +19,12 @@ _CONTROL = re.compile(r"[\x00-\x20\x7f]")
 
 
 def safe_link(url: str) -> bool:
-    """True for links the site may render: relative ones and http(s)/mailto."""
+    """True for links the site may render: http(s), mailto and in-page anchors (``#part``)."""
     cleaned = _CONTROL.sub("", url)
     match = _SCHEME.match(cleaned)
-    return match is None or match.group(1).lower() in _SAFE_SCHEMES
+    if match is None:
+        return cleaned.startswith("#")
+    return match.group(1).lower() in _SAFE_SCHEMES
 
 
 @cache
@@ -28,6 +32,7 @@ def _parser() -> MarkdownIt:
     """The one configured parser (building it is not free, so it is cached)."""
     md = MarkdownIt("commonmark", {"html": False, "linkify": False})
     md.disable(["image", "html_block", "html_inline"])
+    md.enable("table")  # GitHub-style tables, as READMEs write them
     md.validateLink = safe_link  # type: ignore[method-assign]
     return md
 

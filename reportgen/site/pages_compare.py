@@ -10,6 +10,7 @@ from statistics import fmean
 from typing import Any
 
 import orjson
+from markupsafe import Markup
 
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.reference import argument_diff, normalise_status
@@ -30,6 +31,7 @@ from reportgen.site.context import (
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
+from reportgen.site.worddiff import REWRITE, diff_texts, word_diff
 from reportgen.statistics import label_statistics, task_classes
 from reportgen.statistics.methods import wilson
 from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
@@ -239,6 +241,25 @@ def _input_changes(b: dict[str, Any], c: dict[str, Any]) -> list[tuple[str, str]
     return out
 
 
+#: Most characters of word diffs on one pair page; later modified steps are counted, not diffed.
+DIFF_BUDGET = 12_000
+
+
+def _word_diffs(
+    b: dict[str, Any], c: dict[str, Any]
+) -> tuple[Markup | None, Markup | None, tuple[str, ...], Markup | None]:
+    """A modified step's input, output and error message as word diffs (None where a part is
+    unchanged or rewritten), and which parts were rewritten beyond a useful diff."""
+    found = {
+        "input": diff_texts(b["input"], c["input"]),
+        "output": diff_texts(b["output"], c["output"]),
+        "error": word_diff(b.get("error") or "", c.get("error") or ""),
+    }
+    rewritten = tuple(k for k, v in found.items() if v is REWRITE)
+    shown = {k: (None if v is REWRITE else v) for k, v in found.items()}
+    return shown["input"], shown["output"], rewritten, shown["error"]
+
+
 def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]) -> list[StepView]:
     """One side's step views, with recovery windows from the alignment and its loops."""
     run_id = pair.baseline_run_id if side == "baseline" else pair.candidate_run_id
@@ -278,16 +299,26 @@ def pair_page(
     where = m.get("first_divergence")
     first = None if where is None else where["position"]
     rows = []
+    budget, skipped = DIFF_BUDGET, 0
     for i, d in enumerate(view):
         bi, ci = d["baseline_index"], d["candidate_index"]
         b = bviews[bi] if bi is not None else None
         c = cviews[ci] if ci is not None else None
-        changes = (
-            _input_changes(bsteps[bi], csteps[ci])
-            if d["status"] == "modified" and bi is not None and ci is not None
-            else []
+        changes: list[tuple[str, str]] = []
+        words: tuple[Markup | None, Markup | None, tuple[str, ...], Markup | None] = (
+            None,
+            None,
+            (),
+            None,
         )
-        rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c), changes))
+        if d["status"] == "modified" and bi is not None and ci is not None:
+            changes = _input_changes(bsteps[bi], csteps[ci])
+            if budget > 0:
+                words = _word_diffs(bsteps[bi], csteps[ci])
+                budget -= sum(len(w) for w in (words[0], words[1], words[3]) if w is not None)
+            else:
+                skipped += 1
+        rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c), changes, *words))
     base, cand = data.runs_by_id[pair.baseline_run_id], data.runs_by_id[pair.candidate_run_id]
     loops = [loop_view(n, x["side"], x) for n, x in enumerate(m["loops_detected"], 1)]
     compare_href = paths.compare_index_path(data.baseline_label, data.candidate_label)
@@ -316,6 +347,7 @@ def pair_page(
         rows=rows,
         loops=loops,
         first_divergence=first,
+        diffs_skipped=skipped,
     )
 
 

@@ -118,9 +118,9 @@ def heatmap(chart_id: str, title: str, matrix: list[list[float]], names: list[st
     }  # fmt: skip
     size = max(220, min(520, 60 + 44 * len(names)))
     layout = {
-        "font": _FONT, "height": size, "margin": {"l": 48, "r": 8, "t": 12, "b": 36},
-        "xaxis": {"type": "category", "side": "bottom"},
-        "yaxis": {"type": "category", "autorange": "reversed"},
+        "font": _FONT, "height": size, "margin": {"l": 56, "r": 8, "t": 12, "b": 44},
+        "xaxis": {"type": "category", "side": "bottom", "title": {"text": "run"}},
+        "yaxis": {"type": "category", "autorange": "reversed", "title": {"text": "run"}},
         "paper_bgcolor": "rgba(0,0,0,0)",
     }  # fmt: skip
     return Chart(chart_id, title, {"data": [trace], "layout": layout}, len(names) ** 2)

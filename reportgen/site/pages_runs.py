@@ -18,6 +18,7 @@ from reportgen.site.pages_convergence import convergence_rows
 from reportgen.site.pages_iterations import iteration_links
 from reportgen.site.pages_spend import run_avoidable
 from reportgen.site.steps import RUN_TEXT_LIMIT, pretty_json, run_loops, step_views
+from reportgen.site.trace import step_tree, waterfall
 
 _RUN_FIELDS = (
     "run_id", "suite", "label", "task_id", "batch", "trial", "started_at", "success", "reward",
@@ -48,29 +49,52 @@ def run_view(run: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
-def _related(data: SiteData, run: dict[str, Any], pair: PairInfo | None) -> list[Link]:
-    """Links from a run page: its task, and the comparison it takes part in."""
+def _related(data: SiteData, run: dict[str, Any]) -> list[Link]:
+    """Links from a run page: its task, and each comparison it takes part in."""
     links = [Link(f"All runs of {run['task_id']}", paths.task_path(run["suite"], run["task_id"]))]
-    if pair is not None:
-        links.append(
-            Link(f"{data.baseline_label} vs {data.candidate_label} on this night", pair.path)
-        )
+    for comparison in data.comparisons or ():
+        pair = comparison.pair_of_run.get(run["run_id"])
+        if pair is not None:
+            links.append(
+                Link(
+                    f"{comparison.baseline_label} vs {comparison.candidate_label} on this night",
+                    pair.path,
+                )
+            )
     links += iteration_links(data, run["run_id"])
     links += _family_links(data, run)
     return links
 
 
-def _family_links(data: SiteData, run: dict[str, Any]) -> list[Link]:
-    """Sub-agent runs (session formats): each child run under the step that started it, and
-    a child's way back to that step of its parent, when both are in the archive."""
+def _family_meta(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's meta when it names sub-agent runs or a parent run (session formats), else {}."""
     raw = run["meta"]
     if not raw or ("children" not in raw and "parent_run_id" not in raw):
-        return []
+        return {}
     try:
         meta = json.loads(raw)
     except (ValueError, RecursionError):
-        return []
-    if not isinstance(meta, dict):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def sub_runs(data: SiteData, run: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    """The sub-agent runs of ``run`` that are in the archive, by the step that started them."""
+    children = _family_meta(run).get("children")
+    index = _runs_by_id(data)
+    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for child in children if isinstance(children, list) else []:
+        found = index.get(str(child.get("run_id"))) if isinstance(child, dict) else None
+        if found is not None and isinstance(child.get("step"), int):
+            out[child["step"]].append(run_view(found))
+    return dict(out)
+
+
+def _family_links(data: SiteData, run: dict[str, Any]) -> list[Link]:
+    """Sub-agent runs (session formats): each child run under the step that started it, and
+    a child's way back to that step of its parent, when both are in the archive."""
+    meta = _family_meta(run)
+    if not meta:
         return []
     index = _runs_by_id(data)
     links: list[Link] = []
@@ -116,8 +140,12 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
     """The page of one run."""
     steps = data.steps.get(run["run_id"], [])
     loops = run_loops(steps)
-    views = step_views(steps, loops=loops)
+    tree = step_tree(steps)
+    falls = waterfall(steps)
+    views = step_views(steps, loops=loops, tree=tree, falls=falls)
     meta, notes = _meta(run["meta"])
+    children = sub_runs(data, run)
+    family = _family_meta(run)
     view = run_view(run)
     trial = f" · trial {run['trial']}" if run["trial"] else ""
     task_href = paths.task_path(run["suite"], run["task_id"])
@@ -129,14 +157,25 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
             Link(run["suite"], paths.history_path(run["suite"])),
             Link(run["task_id"], task_href),
         ],
-        charts=[charts.step_timeline("timeline", views)] if views else [],
+        charts=(
+            [charts.step_timeline("timeline", views)]
+            if any(v.latency_ms is not None for v in views)
+            else []
+        ),
         run=view,
         meta=meta,
         notes=render_notes(notes),
         steps=views,
         loops=loops,
-        related=_related(data, run, data.pair_of_run.get(run["run_id"])),
+        related=_related(data, run),
         avoidable=run_avoidable(data.spend, run["run_id"]),
+        nested=tree.nested,
+        tree_note=tree.note,
+        span_ms=falls.span_ms if falls is not None else None,
+        children=children,
+        children_in_totals=(
+            bool(family.get("totals_include_children")) if family.get("children") else None
+        ),
     )
 
 
@@ -147,7 +186,8 @@ def run_pages(data: SiteData, nav: list[Link]) -> Iterator[LazyPage]:
             "nav": nav,
             "run": run,
             "steps": data.step_hashes.get(run["run_id"]),
-            "related": _related(data, run, data.pair_of_run.get(run["run_id"])),
+            "related": _related(data, run),
+            "children": sub_runs(data, run),
             "text_limit": RUN_TEXT_LIMIT,
             "avoidable": run_avoidable(data.spend, run["run_id"]),
         }
@@ -170,7 +210,9 @@ def _pair_row(pair: PairInfo) -> dict[str, Any]:
         "candidate_wei": m["candidate_wei"],
         "wei_change": m["candidate_wei"] - m["baseline_wei"],
         "rsr": m["recovery_step_ratio"],
-        "candidate_loops": sum(1 for x in loops if x["side"] == "candidate"),
+        "candidate_repeats": sum(
+            1 for x in loops if x["side"] == "candidate" and not x["stagnant"]
+        ),
         "stagnant_loops": stagnant_loops(m),
         "cost_delta": m["cost_delta_percentage"],
         "token_delta": m["token_delta_percentage"],
@@ -183,9 +225,10 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
     by_task: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for run in data.runs:
         by_task[(run["suite"], run["task_id"])].append(run)
-    pairs_by_task: dict[tuple[str, str], list[PairInfo]] = defaultdict(list)
-    for pair in data.pairs:
-        pairs_by_task[(pair.suite, pair.task_id)].append(pair)
+    pairs_by_task: dict[tuple[str, str], list[tuple[str, PairInfo]]] = defaultdict(list)
+    for comparison in data.comparisons or ():
+        for pair in comparison.pairs:
+            pairs_by_task[(pair.suite, pair.task_id)].append((comparison.name, pair))
     for (suite, task_id), runs in sorted(by_task.items()):
         rows = sorted(
             (run_view(r) for r in runs),
@@ -213,9 +256,11 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
             task_id=task_id,
             runs=rows,
             pairs=[
-                _pair_row(p)
-                for p in sorted(
-                    pairs_by_task[(suite, task_id)], key=lambda p: (p.batch, p.trial), reverse=True
+                {**_pair_row(p), "comparison": name}
+                for name, p in sorted(
+                    pairs_by_task[(suite, task_id)],
+                    key=lambda x: (x[1].batch, x[1].trial, x[0]),
+                    reverse=True,
                 )
             ],
             convergence=convergence_rows(data, suite, task_id),

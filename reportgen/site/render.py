@@ -17,7 +17,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from reportgen.resources import shipped_dir
-from reportgen.site import fmt, paths
+from reportgen.site import fmt, glossary, paths
 from reportgen.site.context import Chart, Page
 
 #: Charts with more points than this are written beside the page and loaded lazily.
@@ -90,6 +90,7 @@ class Renderer:
         )
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
+        self.env.globals.update(term=glossary.term, metric_name=glossary.metric_name)
         self.fingerprint = _fingerprint(templates, shipped_dir("static")) + _code_fingerprint()
         self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
 

@@ -65,7 +65,7 @@ def search_files(
         chunk = [
             [
                 paths.run_path(r["suite"], r["task_id"], r["run_id"]),
-                f"{r['task_id']} · {r['label']} · {r['batch']}",
+                f"{r['suite']} · {r['task_id']} · {r['label']} · {r['batch']}",
             ]
             for r in ordered[start : start + RUNS_PER_CHUNK]
         ]

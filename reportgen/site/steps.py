@@ -11,6 +11,7 @@ from typing import Any
 
 from reportgen.divergence.reference import WASTED_STATUSES
 from reportgen.site.context import LoopView, StepView
+from reportgen.site.trace import Tree, Waterfall
 
 #: Longest payload text shown on a run page (the full text is in data/steps.parquet).
 RUN_TEXT_LIMIT = 6000
@@ -160,27 +161,40 @@ def step_views(
     loops: Sequence[LoopView],
     aligned: Sequence[bool] | None = None,
     limit: int = RUN_TEXT_LIMIT,
+    tree: Tree | None = None,
+    falls: Waterfall | None = None,
 ) -> list[StepView]:
-    """Views of a run's steps with wasted steps, recovery windows and loops marked."""
+    """Views of a run's steps with wasted steps, recovery windows and loops marked; in tree
+    order with depths when ``tree`` is given, with waterfall bars when ``falls`` is."""
     wasted = [s["status"] in WASTED_STATUSES for s in steps]
     recovery = recovery_marks(wasted, aligned if aligned is not None else [True] * len(steps))
     loop_marks = _loop_marks(loops, len(steps))
-    return [
-        StepView(
-            idx=int(s["idx"]),
-            type=s["type"],
-            action=s["action"],
-            status=s["status"],
-            tokens_in=s["tokens_in"],
-            tokens_out=s["tokens_out"],
-            cost_usd=s["cost_usd"],
-            latency_ms=s["latency_ms"],
-            input_text=payload_text(s["input"], limit),
-            output_text=_with_error(payload_text(s["output"], limit), s.get("error")),
-            wasted=w,
-            recovery=r,
-            loop=lm[0],
-            stagnant=lm[1],
+    nested = tree is not None and tree.nested
+    order = tree.order if tree is not None and nested else range(len(steps))
+    views = []
+    for i in order:
+        s, lm = steps[i], loop_marks[i]
+        views.append(
+            StepView(
+                idx=int(s["idx"]),
+                type=s["type"],
+                action=s["action"],
+                status=s["status"],
+                tokens_in=s["tokens_in"],
+                tokens_out=s["tokens_out"],
+                cost_usd=s["cost_usd"],
+                latency_ms=s["latency_ms"],
+                input_text=payload_text(s["input"], limit),
+                output_text=_with_error(payload_text(s["output"], limit), s.get("error")),
+                wasted=wasted[i],
+                recovery=recovery[i],
+                loop=lm[0],
+                stagnant=lm[1],
+                depth=tree.depth[i] if tree is not None and nested else 0,
+                kids=tree.kids[i] if tree is not None and nested else 0,
+                parent=s.get("parent") if nested else None,
+                bar=falls.bars[i] if falls is not None else None,
+                offset_ms=falls.offsets_ms[i] if falls is not None else None,
+            )
         )
-        for s, w, r, lm in zip(steps, wasted, recovery, loop_marks, strict=True)
-    ]
+    return views

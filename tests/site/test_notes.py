@@ -47,3 +47,19 @@ def test_raw_html_is_text() -> None:
 def test_images_never_load() -> None:
     doc = parse(str(render_notes("![x](https://example.com/x.png)")))
     assert doc.select("img") == []
+
+
+def test_relative_links_of_a_readme_show_as_text() -> None:
+    """A README's own files (images/overview.png, docs/x.md) are not on the site."""
+    doc = parse(str(render_notes("see ![overview](images/overview.png) and [docs](docs/x.md)")))
+    assert doc.select("a") == [] and "docs" in doc.text
+    assert safe_link("#part") and not safe_link("../x.html")
+
+
+def test_markdown_tables_render_as_tables() -> None:
+    doc = parse(
+        str(render_notes("| model | pass |\n|---|---:|\n| m-1 | 91 % |\n| <b>m-2</b> | 75 % |"))
+    )
+    table = doc.one("table")
+    assert [th.text for th in table.select("th")] == ["model", "pass"]
+    assert [td.text for td in table.select("td")] == ["m-1", "91 %", "<b>m-2</b>", "75 %"]

@@ -90,6 +90,7 @@ def test_search_finds_a_step_and_lands_on_it(demo_db: Path, demo_site: Site) -> 
         links = tab.page.query_selector_all(".search-results li a")
         assert len(links) == len(steps)
         first = links[0].inner_text()
+        assert first.startswith("nightly · ")  # each result names its suite
         idx = int(first.rsplit("step ", 1)[1])
         links[0].click()
         tab.page.wait_for_load_state("load")

@@ -119,7 +119,7 @@ def test_index_shows_outcomes_beside_path_metrics(demo_site: Site) -> None:
     first = verdicts.select("li")[0]
     assert first.text.startswith("success 98.3 % → 76.7 %") and first.attrs["title"]
     head = [th.text for th in doc.one("section", id="attention").select("th")]
-    assert head[3:6] == ["success", "reward change", "TDI"]
+    assert head[4:7] == ["success", "reward change", "TDI"]  # after suite, task, night, trial
 
 
 def test_comparison_has_verdict_tables_error_bars_and_the_frontier(demo_site: Site) -> None:

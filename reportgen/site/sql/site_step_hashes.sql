@@ -6,7 +6,8 @@ SELECT
     run_id,
     md5(string_agg(
         CAST(ROW(idx, type, action, CAST(input AS VARCHAR), input_keys, CAST(output AS VARCHAR),
-                 status, tokens_in, tokens_out, cost_usd, latency_ms) AS VARCHAR),
+                 status, tokens_in, tokens_out, cost_usd, latency_ms, parent, started_at, error)
+                 AS VARCHAR),
         chr(30) ORDER BY idx
     )) AS steps_hash
 FROM steps

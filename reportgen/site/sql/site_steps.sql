@@ -5,6 +5,7 @@
 --   $every_night, $nights: the steps of every run, or only of the runs of these batches (the
 --   nights whose step pages the site keeps, retention.py); macros
 --   rg_step_signature, rg_step_payload (reportgen/archive/step_hashes.sql).
+-- For the trace tree: parent (the enclosing step's idx) and started_ms (start, ms since 1970).
 SELECT
     run_id,
     idx,
@@ -18,6 +19,8 @@ SELECT
     tokens_out,
     cost_usd,
     latency_ms,
+    parent,
+    epoch_us(started_at) / 1000.0 AS started_ms,
     error,
     coalesce(signature, rg_step_signature(type, action, input_keys)) AS signature,
     coalesce(payload, rg_step_payload(input, output)) AS payload
