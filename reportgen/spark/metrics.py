@@ -20,6 +20,12 @@ PAIRS_PER_BUCKET = 1000
 """Pairs computed together in one worker call (their steps are in memory at once)."""
 RESULT_SCHEMA = "pair_id string, record string"
 PAIR_COLUMNS = ("pair_id", "task_id", "baseline_run_id", "candidate_run_id")
+STEP_COLUMNS = (
+    "run_id", "idx", "action", "status", "signature", "payload", "parent",
+    "tokens_in", "tokens_out", "cost_usd", "latency_ms",
+)  # fmt: skip
+"""The step columns pair metrics read (divergence/sql/step_facts.sql, step_statuses.sql): the
+stored hashes stand for type, input and output, which are never shipped to the workers."""
 
 
 def pair_metrics(pairs: Any, runs: Any, steps: Any, *, buckets: int | None = None) -> Any:
@@ -47,7 +53,7 @@ def pair_metrics(pairs: Any, runs: Any, steps: Any, *, buckets: int | None = Non
     # the steps side's key has its own name: both sides come from members, and one name
     # would be an ambiguous column to the cogroup
     wanted = members.select(F.col("rg_bucket").alias("rg_step_bucket"), "run_id").distinct()
-    bucket_steps = steps.join(wanted, "run_id")
+    bucket_steps = steps.select(*STEP_COLUMNS).join(wanted, "run_id")
     run_columns = [c for c in runs.columns if c not in ("task_id",)]
     bucket_runs = members.join(
         runs.select(*run_columns, F.col("task_id").alias("rg_run_task")), "run_id", "left"
@@ -57,6 +63,9 @@ def pair_metrics(pairs: Any, runs: Any, steps: Any, *, buckets: int | None = Non
         .cogroup(bucket_runs.groupBy("rg_bucket"))
         .applyInArrow(bucket_metrics, RESULT_SCHEMA)
     )
+
+
+_UNHASHED = "SELECT count(*) > 0 FROM rg_steps WHERE signature IS NULL OR payload IS NULL"
 
 
 def bucket_metrics(steps: pa.Table, members: pa.Table) -> pa.Table:
@@ -74,7 +83,15 @@ def bucket_metrics(steps: pa.Table, members: pa.Table) -> pa.Table:
             " task_id, rg_role, rg_run_task), rg_run_task AS task_id FROM rg_members"
             " WHERE rg_run_task IS NOT NULL"
         )
-        con.execute("INSERT INTO steps BY NAME SELECT * EXCLUDE (rg_step_bucket) FROM rg_steps")
+        if con.execute(_UNHASHED).fetchall()[0][0]:
+            raise ValueError(
+                "some steps lack their stored hashes; re-ingest or convert the archive"
+            )
+        # type and input_keys are NOT NULL in the schema; the hashes stand for them here
+        con.execute(
+            "INSERT INTO steps BY NAME SELECT * EXCLUDE (rg_step_bucket), '' AS type,"
+            " []::VARCHAR[] AS input_keys FROM rg_steps"
+        )
         pairs = con.execute(
             "SELECT pair_id, any_value(task_id),"
             " any_value(run_id) FILTER (rg_role = 'b'), any_value(run_id) FILTER (rg_role = 'c')"

@@ -32,6 +32,7 @@ def spark_session() -> Any:
         builder = (
             builder.master(os.environ.get("REPORTGEN_SPARK_MASTER", "local[2]"))
             .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", LOCAL_SHUFFLE_PARTITIONS)
             .config("spark.driver.memory", os.environ.get("REPORTGEN_SPARK_DRIVER_MEMORY", "2g"))
         )
