@@ -75,7 +75,7 @@ class SparkEngine:
             steps = self.spark.createDataFrame([], _empty_steps_schema(con))
         frame = pairs_frame(self.spark, pairs)
         buckets = max(1, -(-len(pairs) // 1000))
-        result = pair_metrics(frame, runs, steps, buckets=buckets)
+        result = pair_metrics(frame, runs, steps, buckets=buckets, packed=True)
         records = collect_records(result, [p.pair_id for p in pairs])
         if progress is not None:
             progress("computing metrics", len(records), len(pairs))

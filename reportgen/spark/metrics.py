@@ -8,6 +8,7 @@ with Spark's ``hash()`` (32-bit Murmur3, where DuckDB's is 64-bit)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import orjson
@@ -19,6 +20,9 @@ from reportgen.divergence.records import PairRecord
 PAIRS_PER_BUCKET = 1000
 """Pairs computed together in one worker call (their steps are in memory at once)."""
 RESULT_SCHEMA = "pair_id string, record string"
+PACKED_SCHEMA = "pair_id string, record binary"
+"""With ``packed``: each record's JSON zstd-compressed (a pair's step diffs repeat field names
+and actions; the driver collects about a tenth of the bytes)."""
 PAIR_COLUMNS = ("pair_id", "task_id", "baseline_run_id", "candidate_run_id")
 STEP_COLUMNS = (
     "run_id", "idx", "action", "status", "signature", "payload", "parent",
@@ -28,12 +32,15 @@ STEP_COLUMNS = (
 stored hashes stand for type, input and output, which are never shipped to the workers."""
 
 
-def pair_metrics(pairs: Any, runs: Any, steps: Any, *, buckets: int | None = None) -> Any:
+def pair_metrics(
+    pairs: Any, runs: Any, steps: Any, *, buckets: int | None = None, packed: bool = False
+) -> Any:
     """A DataFrame of (pair_id, record): every metric of every pair of the DataFrame ``pairs``
     (pair_id, task_id, baseline_run_id, candidate_run_id), ``record`` being the pair's JSON
     contract as text (``from_json`` it, or ``collect_records``). ``runs`` and ``steps``: the
     archive's tables (:func:`reportgen.spark.read_archive`). ``buckets``: how many groups the
-    pairs are dealt into (default: one per PAIRS_PER_BUCKET pairs)."""
+    pairs are dealt into (default: one per PAIRS_PER_BUCKET pairs). ``packed``: ``record`` as
+    zstd-compressed JSON bytes instead (see PACKED_SCHEMA; ``collect_records`` reads both)."""
     from pyspark.sql import functions as F
 
     if buckets is None:
@@ -61,14 +68,16 @@ def pair_metrics(pairs: Any, runs: Any, steps: Any, *, buckets: int | None = Non
     return (
         bucket_steps.groupBy("rg_step_bucket")
         .cogroup(bucket_runs.groupBy("rg_bucket"))
-        .applyInArrow(bucket_metrics, RESULT_SCHEMA)
+        .applyInArrow(
+            partial(bucket_metrics, packed=packed), PACKED_SCHEMA if packed else RESULT_SCHEMA
+        )
     )
 
 
 _UNHASHED = "SELECT count(*) > 0 FROM rg_steps WHERE signature IS NULL OR payload IS NULL"
 
 
-def bucket_metrics(steps: pa.Table, members: pa.Table) -> pa.Table:
+def bucket_metrics(steps: pa.Table, members: pa.Table, *, packed: bool = False) -> pa.Table:
     """The records of one bucket's pairs (runs in a Spark worker): its runs and steps loaded
     into an in-memory archive, then the DuckDB engine's pair_metrics on them."""
     from reportgen.archive.connection import new_session
@@ -100,12 +109,27 @@ def bucket_metrics(steps: pa.Table, members: pa.Table) -> pa.Table:
         records = duckdb_pair_metrics(con, [Pair(*p) for p in pairs])
     finally:
         con.close()
-    return pa.table(
-        {
-            "pair_id": pa.array([r["pair_id"] for r in records], pa.string()),
-            "record": pa.array([orjson.dumps(r).decode() for r in records], pa.string()),
-        }
+    texts = [orjson.dumps(r) for r in records]
+    column = (
+        pa.array([_pack(t) for t in texts], pa.binary())
+        if packed
+        else pa.array([t.decode() for t in texts], pa.string())
     )
+    return pa.table(
+        {"pair_id": pa.array([r["pair_id"] for r in records], pa.string()), "record": column}
+    )
+
+
+def _pack(text: bytes) -> bytes:
+    """``text`` zstd-compressed, behind its length (what pyarrow's decompress needs)."""
+    packed: bytes = pa.compress(text, codec="zstd", asbytes=True)
+    return len(text).to_bytes(8, "little") + packed
+
+
+def _unpack(blob: bytes) -> bytes:
+    size = int.from_bytes(blob[:8], "little")
+    out: bytes = pa.decompress(blob[8:], decompressed_size=size, codec="zstd", asbytes=True)
+    return out
 
 
 def collect_records(result: Any, order: Sequence[str]) -> list[PairRecord]:
@@ -114,6 +138,8 @@ def collect_records(result: Any, order: Sequence[str]) -> list[PairRecord]:
     table = result.toArrow()
     ids = table["pair_id"].to_pylist()
     texts = table["record"].to_pylist()
+    if pa.types.is_binary(table.schema.field("record").type):
+        texts = [_unpack(t) for t in texts]
     by_id = dict(zip(ids, texts, strict=True))
     return [orjson.loads(by_id[pid]) for pid in order]
 

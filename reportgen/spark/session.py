@@ -36,6 +36,10 @@ def spark_session() -> Any:
             .config("spark.sql.shuffle.partitions", LOCAL_SHUFFLE_PARTITIONS)
             .config("spark.driver.memory", os.environ.get("REPORTGEN_SPARK_DRIVER_MEMORY", "2g"))
         )
-    session = builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
+    session = (
+        builder.config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "100000")
+        .getOrCreate()
+    )
     session.sparkContext.setLogLevel("ERROR")
     return session

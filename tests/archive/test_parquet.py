@@ -293,3 +293,14 @@ def test_views_keep_the_schema_types(tmp_path: Path, sample_runs: Path) -> None:
         want = file.execute(f"DESCRIBE {table}").fetchall()
         got = con.execute(f"DESCRIBE {table}").fetchall()
         assert [(r[0], r[1]) for r in got] == [(r[0], r[1]) for r in want], table
+
+
+def test_what_names_a_parquet_archive(tmp_path: Path) -> None:
+    from reportgen.archive.parquet import parquet_location
+
+    assert parquet_location(tmp_path) == str(tmp_path)  # an existing folder
+    assert parquet_location(f"parquet:{tmp_path / 'new'}") == str(tmp_path / "new")
+    assert parquet_location(Path("s3://bucket/archive")) == "s3://bucket/archive"  # Path's s3:/
+    assert parquet_location("parquet:s3://bucket/a") == "s3://bucket/a"
+    assert parquet_location(tmp_path / "a.duckdb") is None
+    assert parquet_location("C:/x.duckdb") is None
