@@ -36,6 +36,8 @@ class SparkEngine:
     def _tables(self) -> tuple[Any, Any]:
         if self._runs is None:
             self._runs = read_table(self.spark, self.db, "runs")
+            if self._runs is not None:  # read twice (pairing, metrics); small
+                self._runs = self._runs.cache()
             self._steps = read_table(self.spark, self.db, "steps")
         if self._runs is None:
             raise InputError(os.fspath(self.db), "the archive holds no runs")
