@@ -110,7 +110,7 @@ def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
     _refresh_step_hashes(con)
 
 
-ADDED_COLUMNS = (("iterations", "backlog_steps", "INTEGER"),)
+ADDED_COLUMNS = (("iterations", "backlog_steps", "INTEGER"), ("steps", "error", "VARCHAR"))
 """Nullable columns added to the schema after version 2; connect adds them to older archives
 (writable once, as for the step hashes)."""
 

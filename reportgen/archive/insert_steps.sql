@@ -6,11 +6,11 @@
 --   (step_hashes.sql, defined there first by reportgen.archive.connection.define_step_hashes).
 INSERT INTO steps (
     run_id, idx, type, action, input, input_keys, output, status,
-    tokens_in, tokens_out, cost_usd, latency_ms, parent, signature, payload
+    tokens_in, tokens_out, cost_usd, latency_ms, parent, error, signature, payload
 )
 SELECT
     run_id, idx, type, action, CAST(input AS JSON), input_keys, CAST(output AS JSON), status,
-    tokens_in, tokens_out, cost_usd, latency_ms, parent,
+    tokens_in, tokens_out, cost_usd, latency_ms, parent, error,
     rg_step_signature(type, action, input_keys),
     rg_step_payload(CAST(input AS JSON), CAST(output AS JSON))
 FROM rg_steps_input

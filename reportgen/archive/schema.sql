@@ -82,7 +82,8 @@ CREATE TABLE IF NOT EXISTS steps (
     started_at  TIMESTAMPTZ,
     parent      INTEGER,
     signature   UBIGINT,             -- rg_step_signature(type, action, input_keys), at ingest
-    payload     UBIGINT              -- rg_step_payload(input, output), at ingest
+    payload     UBIGINT,             -- rg_step_payload(input, output), at ingest
+    error       VARCHAR              -- the error message, when the trace gives one
 );
 
 -- One row per attempt of a long-running coding loop (iteration record v1); (run_id, iter) is

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from reportgen.cli.options import BaselineLabel, CandidateLabel, Config, EngineName, EngineOption
+from reportgen.cli.options import (
+    BaselineLabel,
+    CandidateLabel,
+    Config,
+    EngineName,
+    EngineOption,
+    MaxRecordMb,
+)
 from reportgen.gating.metrics import MIN_CONVERGENCE
 
 if TYPE_CHECKING:
@@ -174,6 +181,7 @@ def compare(
             help="With --markdown: the published site (https://...), linked from the comment.",
         ),
     ] = None,
+    max_record_mb: MaxRecordMb = 16,
     gate_flags: GateFlags | None = None,
     config: Config = None,
     as_json: Json = False,
@@ -239,6 +247,7 @@ def compare(
                     steps_later=as_json,
                     progress=progress.hook,
                     con=con,
+                    max_record_mb=max_record_mb,
                 )
         _statistics(comparison, options)
         if markdown and site_url:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from reportgen.cli.options import Db, Json
+from reportgen.cli.options import Db, Json, MaxRecordMb
 from reportgen.cli.output import err, out, print_json
 
 
@@ -23,9 +23,7 @@ def ingest(
     format: Annotated[
         str | None, typer.Option("--format", help="Force a format (see `reportgen formats`).")
     ] = None,
-    max_record_mb: Annotated[
-        float, typer.Option(help="Largest record (JSONL line) accepted, in MB.")
-    ] = 16,
+    max_record_mb: MaxRecordMb = 16,
     batch: Annotated[
         str | None,
         typer.Option(

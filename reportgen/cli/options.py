@@ -18,6 +18,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 Db = Annotated[Path, typer.Option("--db", help="The DuckDB archive file.")]
 Json = Annotated[bool, typer.Option("--json", help="Print a JSON summary for machines.")]
+MaxRecordMb = Annotated[
+    float, typer.Option(help="Largest record (a JSON document or JSONL line) accepted, in MB.")
+]
 Config = Annotated[
     Path | None,
     typer.Option("--config", help="reportgen.toml or pyproject.toml (default: the nearest one)."),

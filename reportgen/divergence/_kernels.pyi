@@ -20,7 +20,11 @@ def align_pairs(
     row_off: _I64,
     rows_b: _I64,
     rows_c: _I64,
+    full_rows_words: int = ...,
 ) -> None: ...
+
+FULL_ROWS_WORDS: int
+
 def recovery_walk(wasted: _I8, aligned: _I8, off: _I64, rec_out: _I64, unrec_out: _I64) -> None: ...
 def loop_scan(
     codes: _I64,

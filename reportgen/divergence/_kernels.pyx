@@ -19,7 +19,7 @@ tests compare them on random inputs.
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 
@@ -41,6 +41,27 @@ cdef inline uint64_t* _grow(uint64_t* buf, int64_t* cap, int64_t need) except NU
     return out
 
 
+cdef inline void _lcs_row(
+    const uint64_t* prev, uint64_t* cur, const uint64_t* match, int64_t words, uint64_t top
+) noexcept nogil:
+    """One bit-parallel LCS row (Hyyro 2004) from the row before it."""
+    cdef int64_t w
+    cdef uint64_t v, u, t, s, carry = 0
+    for w in range(words):
+        v = prev[w]
+        u = v & match[w]
+        t = v + u
+        s = t + carry
+        carry = 1 if (t < v or s < t) else 0
+        cur[w] = s | (v ^ u)
+    cur[words - 1] &= top
+
+
+#: Bit rows a pair may keep whole (words); past this the traceback recomputes them block by
+#: block from checkpoints (about 2 * sqrt(n) rows), so two 200,000-step runs need ~25 MB, not 5 GB.
+FULL_ROWS_WORDS = 1 << 22
+
+
 def align_pairs(
     const int64_t[::1] a_vals,
     const int64_t[::1] a_start,
@@ -53,27 +74,34 @@ def align_pairs(
     int64_t[::1] row_off,
     int64_t[::1] rows_b,
     int64_t[::1] rows_c,
+    int64_t full_rows_words=FULL_ROWS_WORDS,
 ):
     """LCS length and alignment rows of every pair; pair p is a_vals[a_start[p]:][:a_len[p]]
     against the same slice of b_vals, values in [0, n_codes).
 
     Fills lcs_out[p], row_off[p + 1] (row_off[0] = 0) and the rows of pair p at
     rows_b/rows_c[row_off[p]:row_off[p + 1]]: baseline and candidate index, -1 for none, in
-    diff order (rows_* need room for sum(a_len + b_len))."""
+    diff order (rows_* need room for sum(a_len + b_len)). A pair whose (n + 1) bit rows exceed
+    ``full_rows_words`` keeps every k-th row (k ~ sqrt(n)) and recomputes one block of k rows
+    at a time for the traceback: the same rows, so the same alignment, in bounded memory."""
     cdef Py_ssize_t pairs = a_start.shape[0]
-    cdef int64_t p, i, j, w, n, m, words, nslots, code, slot, lcs, pos, base, a0, b0
-    cdef uint64_t v, u, t, s, carry, top
+    cdef int64_t p, i, j, w, n, m, words, nslots, code, lcs, pos, base, a0, b0
+    cdef int64_t k, lo, hi, r
+    cdef bint whole
+    cdef uint64_t top
     cdef uint64_t* rows = NULL
     cdef uint64_t* peq = NULL
     cdef uint64_t* match
-    cdef uint64_t* prev
     cdef uint64_t* cur
+    cdef uint64_t* row_i
     cdef int64_t rows_cap = 0
     cdef int64_t peq_cap = 0
     cdef int64_t* slot_of = <int64_t*> malloc(max(n_codes, 1) * sizeof(int64_t))
     cdef int64_t* stamp = <int64_t*> malloc(max(n_codes, 1) * sizeof(int64_t))
     cdef uint64_t* zero = NULL
     cdef int64_t zero_cap = 0
+    cdef uint64_t* block = NULL
+    cdef int64_t block_cap = 0
     if slot_of == NULL or stamp == NULL:
         free(slot_of)
         free(stamp)
@@ -91,46 +119,56 @@ def align_pairs(
                 words = (m + 63) >> 6
                 if words == 0:
                     words = 1
-                # match bits of each distinct candidate symbol
-                peq = _grow(peq, &peq_cap, (m + 1) * words)
-                zero = _grow(zero, &zero_cap, words)
-                memset(zero, 0, words * sizeof(uint64_t))
+                # match bits of each distinct candidate symbol (one row of words per symbol)
                 nslots = 0
                 for j in range(m):
                     code = b_vals[b0 + j]
                     if stamp[code] != p:
                         stamp[code] = p
                         slot_of[code] = nslots
-                        memset(peq + nslots * words, 0, words * sizeof(uint64_t))
                         nslots += 1
-                    peq[slot_of[code] * words + (j >> 6)] |= (<uint64_t> 1) << (j & 63)
-                # bit rows: bit j of row i is 0 exactly when dp[i][j + 1] = dp[i][j] + 1
-                rows = _grow(rows, &rows_cap, (n + 1) * words)
-                for w in range(words):
-                    rows[w] = <uint64_t> 0xFFFFFFFFFFFFFFFF
+                peq = _grow(peq, &peq_cap, (nslots + 1) * words)
+                memset(peq, 0, nslots * words * sizeof(uint64_t))
+                for j in range(m):
+                    peq[slot_of[b_vals[b0 + j]] * words + (j >> 6)] |= (<uint64_t> 1) << (j & 63)
+                zero = _grow(zero, &zero_cap, words)
+                memset(zero, 0, words * sizeof(uint64_t))
                 if m == 0:
                     top = 0
                 elif m & 63:
                     top = ((<uint64_t> 1) << (m & 63)) - 1
                 else:
                     top = <uint64_t> 0xFFFFFFFFFFFFFFFF
+                # bit rows: bit j of row i is 0 exactly when dp[i][j + 1] = dp[i][j] + 1.
+                # whole: every row kept; else rows 0, k, 2k, ... and the last (row n)
+                whole = (n + 1) * words <= full_rows_words
+                k = 1
+                if not whole:
+                    while k * k < n:
+                        k += 1
+                r = n + 1 if whole else n // k + 2
+                rows = _grow(rows, &rows_cap, r * words)
+                for w in range(words):
+                    rows[w] = <uint64_t> 0xFFFFFFFFFFFFFFFF
                 rows[words - 1] &= top
+                if not whole:
+                    block = _grow(block, &block_cap, (k + 1) * words)
+                    # rolling rows: the last slot of rows, and the block buffer's first one
+                cur = rows
                 for i in range(n):
                     code = a_vals[a0 + i]
                     match = peq + slot_of[code] * words if stamp[code] == p else zero
-                    prev = rows + i * words
-                    cur = prev + words
-                    carry = 0
-                    for w in range(words):
-                        v = prev[w]
-                        u = v & match[w]
-                        t = v + u
-                        s = t + carry
-                        carry = 1 if (t < v or s < t) else 0
-                        cur[w] = s | (v ^ u)
-                    cur[words - 1] &= top
+                    if whole:
+                        _lcs_row(rows + i * words, rows + (i + 1) * words, match, words, top)
+                        cur = rows + (i + 1) * words
+                    else:
+                        row_i = block + ((i + 1) & 1) * words
+                        _lcs_row(cur, row_i, match, words, top)
+                        cur = row_i
+                        if (i + 1) % k == 0:
+                            memcpy(rows + ((i + 1) // k) * words, cur, words * sizeof(uint64_t))
+                            cur = rows + ((i + 1) // k) * words
                 lcs = m
-                cur = rows + n * words
                 for w in range(words):
                     lcs -= popcount64(cur[w])
                 lcs_out[p] = lcs
@@ -140,6 +178,8 @@ def align_pairs(
                 pos = row_off[p + 1]
                 i = n
                 j = m
+                lo = n + 1  # rows lo..hi are in the block buffer (none yet)
+                hi = -1
                 while i > 0 and j > 0:
                     pos -= 1
                     if a_vals[a0 + i - 1] == b_vals[b0 + j - 1]:
@@ -147,7 +187,23 @@ def align_pairs(
                         j -= 1
                         rows_b[pos] = i
                         rows_c[pos] = j
-                    elif (rows[i * words + ((j - 1) >> 6)] >> ((j - 1) & 63)) & 1:
+                        continue
+                    if whole:
+                        row_i = rows + i * words
+                    else:
+                        if i < lo or i > hi:  # recompute the block holding row i
+                            lo = ((i - 1) // k) * k
+                            hi = lo + k if lo + k < n else n
+                            memcpy(block, rows + (lo // k) * words, words * sizeof(uint64_t))
+                            for r in range(lo, hi):
+                                code = a_vals[a0 + r]
+                                match = peq + slot_of[code] * words if stamp[code] == p else zero
+                                _lcs_row(
+                                    block + (r - lo) * words, block + (r - lo + 1) * words,
+                                    match, words, top,
+                                )
+                        row_i = block + (i - lo) * words
+                    if (row_i[(j - 1) >> 6] >> ((j - 1) & 63)) & 1:
                         j -= 1
                         rows_b[pos] = -1
                         rows_c[pos] = j
@@ -165,6 +221,7 @@ def align_pairs(
         free(rows)
         free(peq)
         free(zero)
+        free(block)
         free(slot_of)
         free(stamp)
 

@@ -38,6 +38,8 @@ def to_agentdiff_trace(run: Run, trace_id: str, *, wrap_outputs: bool = False) -
         }
         if s.parent is not None:
             step["parent_id"] = f"s{s.parent}"
+        if s.error is not None:
+            step["error_message"] = s.error
         steps.append(step)
     return {
         "trace_id": trace_id,

@@ -355,11 +355,13 @@ def compare_paths(
     steps_later: bool = False,
     progress: ProgressHook | None = None,
     con: duckdb.DuckDBPyConnection | None = None,
+    max_record_mb: float = 16,
 ) -> Comparison:
     """Compare trace files or folders without an archive: both sides are ingested into an
     in-memory one (``con``, an empty ``connect(None)``, when given: left open, as
     ``steps_later`` needs), then paired (two single runs pair with each other; otherwise by
-    task). ``with_steps``, ``steps_later``, ``progress``: as for compare_pairing."""
+    task). ``with_steps``, ``steps_later``, ``progress``: as for compare_pairing;
+    ``max_record_mb``: as for ingest."""
     own = con is None
     if steps_later and own:
         raise ValueError("steps_later needs a connection (con) that stays open")
@@ -367,7 +369,13 @@ def compare_paths(
     try:
         sides = []
         for prefix, paths in (("baseline:", list(baseline)), ("candidate:", list(candidate))):
-            report = ingest(paths, con, format_name=format_name, run_id_prefix=prefix)
+            report = ingest(
+                paths,
+                con,
+                format_name=format_name,
+                run_id_prefix=prefix,
+                max_record_mb=max_record_mb,
+            )
             hashes = [f["content_hash"] for f in (*report.loaded, *report.skipped)]
             rows = con.execute(
                 "SELECT run_id FROM runs WHERE content_hash IN (SELECT unnest($h))"
@@ -393,7 +401,7 @@ def compare_paths(
 
 _STEP_FIELDS = (
     "type", "action", "status", "input", "output", "tokens_in", "tokens_out", "cost_usd",
-    "latency_ms",
+    "latency_ms", "error",
 )  # fmt: skip
 
 
@@ -420,8 +428,9 @@ def _attach_steps(con: duckdb.DuckDBPyConnection, results: list[PairRecord]) -> 
             {
                 "type": typ, "action": action, "status": status, "input": inp, "output": out,
                 "tokens_in": t_in, "tokens_out": t_out, "cost_usd": cost, "latency_ms": latency,
+                "error": error,
             }
-            for typ, action, status, inp, out, t_in, t_out, cost, latency in zip(
+            for typ, action, status, inp, out, t_in, t_out, cost, latency, error in zip(
                 *columns, strict=True
             )
         ]  # fmt: skip

@@ -91,7 +91,8 @@ class _Steps:
 
     off: IntArray
     sig: IntArray
-    payload: IntArray
+    payload: IntArray  # input and output: stagnant loops, identical calls
+    state: IntArray  # payload and error message: matched or modified
     status: IntArray
     wasted: BoolArray
     actions: list[str]  # action of each signature (labels diff rows and loop steps)
@@ -183,13 +184,16 @@ def _facts(con: duckdb.DuckDBPyConnection, runs: int) -> tuple[_Steps, pa.Table,
     actions = table["action"].take(pa.array(some_step)).to_pylist()
     sig = _scatter(codes, pos)
     payload = _scatter(_np(table["payload"]).view(np.int64), pos)
+    state = _scatter(_np(table["state"]).view(np.int64), pos)
     status = _scatter(_np(table["status_code"]).astype(np.int64), pos)
     wasted = (status >= _WASTED_CODES[0]) & (status <= _WASTED_CODES[-1])
     parent = _scatter(_np(table["parent"], -1).astype(np.int64), pos)
     order = np.empty(parent.size, dtype=np.int64)
     cycle = np.zeros(runs, dtype=np.int8)
     moved = bool(_kernels.alignment_orders(parent, off, order, cycle))
-    steps = _Steps(off, sig, payload, status, wasted, actions, order, cycle.view(bool), moved)
+    steps = _Steps(
+        off, sig, payload, state, status, wasted, actions, order, cycle.view(bool), moved
+    )
     return steps, table, pos
 
 
@@ -315,7 +319,7 @@ def _diff_rows(
     off = steps.off
     return _kernels.diff_lists(
         al.row_off, al.b, al.c, off[b_run], off[c_run],
-        steps.status, steps.payload, steps.sig, steps.actions, _DIFF_NAMES,
+        steps.status, steps.state, steps.sig, steps.actions, _DIFF_NAMES,
     )  # fmt: skip
 
 
@@ -679,6 +683,7 @@ def insert_runs(
                 ("cost_usd", s.cost_usd),
                 ("latency_ms", s.latency_ms),
                 ("parent", s.parent),
+                ("error", s.error),
             )
             for key, value in step_fields:
                 step_cols[key].append(value)
@@ -705,6 +710,8 @@ _RUN_SCHEMA = pa.schema(
         ("n_steps", pa.int32()),
     ]
 )
-_STEP_SCHEMA = STEP_ROWS.append(pa.field("parent", pa.int32()))
+_STEP_SCHEMA = STEP_ROWS.append(pa.field("parent", pa.int32())).append(
+    pa.field("error", pa.string())
+)
 _RUN_COLUMNS = tuple(_RUN_SCHEMA.names)
 _STEP_COLUMNS = tuple(_STEP_SCHEMA.names)

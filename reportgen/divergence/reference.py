@@ -71,6 +71,7 @@ class Step:
     cost_usd: float | None = None
     latency_ms: float | None = None
     parent: int | None = None  # index of the enclosing step in the run (any index; may cycle)
+    error: str | None = None  # the error message, apart from the output (AgentDiff's error_message)
 
     @property
     def signature(self) -> Signature:
@@ -293,9 +294,21 @@ def argument_diff(before: JSONValue, after: JSONValue) -> dict[str, Any] | None:
             out[k] = {"status": "added", "new_value": b[k]}
         elif k not in b:
             out[k] = {"status": "removed", "old_value": a[k]}
-        elif canonical_json(a[k]) != canonical_json(b[k]):
+        elif not _same_value(a[k], b[k]):
             out[k] = {"status": "changed", "old_value": a[k], "new_value": b[k]}
     return out or None
+
+
+_PLAIN = (str, int)
+
+
+def _same_value(x: JSONValue, y: JSONValue) -> bool:
+    """``canonical_json(x) == canonical_json(y)``, without the encoding when both are strings
+    or both plain ints (exact types: a bool is no int here), the usual input values."""
+    kind = x.__class__
+    if kind is y.__class__ and kind in _PLAIN:
+        return bool(x == y)
+    return canonical_json(x) == canonical_json(y)
 
 
 # --------------------------------------------------------------------------- scalar metrics
@@ -474,8 +487,8 @@ def step_diffs(
     *,
     argument_diffs: bool = False,
 ) -> list[StepDiff]:
-    """The aligned diff: matched, or modified when the status, input or output of a match
-    differs; ``argument_diffs`` gives modified rows their per-key input diff (the JSON
+    """The aligned diff: matched, or modified when the status, input, output or error message
+    of a match differs (loops and identical calls ignore the message, as AgentDiff does); ``argument_diffs`` gives modified rows their per-key input diff (the JSON
     output adds it where it attaches the steps: reportgen.divergence.compare)."""
     out: list[StepDiff] = []
     for bi, ci in alignment:
@@ -487,7 +500,9 @@ def step_diffs(
         else:
             b, c = baseline[bi], candidate[ci]
             same = (
-                normalise_status(b.status) == normalise_status(c.status) and b.payload == c.payload
+                normalise_status(b.status) == normalise_status(c.status)
+                and b.payload == c.payload
+                and b.error == c.error
             )
             if same:
                 out.append(StepDiff("matched", bi, ci, b.action))

@@ -87,6 +87,7 @@ def align_batch(
     b_off: npt.ArrayLike,
     *,
     dense: bool = False,
+    full_rows_words: int = _kernels.FULL_ROWS_WORDS,
 ) -> Alignments:
     """LCS length and DESIGN.md alignment of every pair (baseline ``a``, candidate ``b``).
 
@@ -98,7 +99,9 @@ def align_batch(
     if not dense:
         both = dense_codes(np.concatenate([a_v, b_v]))
         a_v, b_v = both[: a_v.size], both[a_v.size :]
-    return align_slices(a_v, a_o[:-1], np.diff(a_o), b_v, b_o[:-1], np.diff(b_o))
+    return align_slices(
+        a_v, a_o[:-1], np.diff(a_o), b_v, b_o[:-1], np.diff(b_o), full_rows_words=full_rows_words
+    )
 
 
 def align_slices(
@@ -108,12 +111,16 @@ def align_slices(
     b_vals: IntArray,
     b_start: IntArray,
     b_len: IntArray,
+    *,
+    full_rows_words: int = _kernels.FULL_ROWS_WORDS,
 ) -> Alignments:
     """:func:`align_batch` on slices: pair ``p`` is ``a_vals[a_start[p]:][:a_len[p]]`` against
     the same slice of ``b_vals`` (slices may repeat or overlap). Values: small ints >= 0.
 
     One compiled pass per pair (``_kernels.align_pairs``): bit-parallel LCS rows, then the
-    traceback over them; it releases the GIL."""
+    traceback over them; it releases the GIL. A pair with more than ``full_rows_words`` words
+    of rows keeps ~2 sqrt(n) of them and recomputes the rest during the traceback (same
+    alignment, bounded memory; tests set it to 0 to check that path)."""
     a_v, b_v = _i64(a_vals), _i64(b_vals)
     a_len, b_len = _i64(a_len), _i64(b_len)
     pairs = a_len.size
@@ -124,7 +131,7 @@ def align_slices(
     out_c = np.empty(room, dtype=np.int64)
     _kernels.align_pairs(
         a_v, _i64(a_start), a_len, b_v, _i64(b_start), b_len, _n_codes(a_v, b_v),
-        lcs, row_off, out_b, out_c,
+        lcs, row_off, out_b, out_c, full_rows_words,
     )  # fmt: skip
     used = int(row_off[-1])
     return Alignments(lcs=lcs, row_off=row_off, b=out_b[:used], c=out_c[:used])

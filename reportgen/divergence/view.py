@@ -37,7 +37,8 @@ def earliest_rows(
     """``rows`` (one pair's step_diffs) realigned to match as early as possible.
 
     ``*_sig[i]``: the signature of step i of each run (steps match when equal); ``*_state[i]``:
-    what makes a match "modified" when it differs (status, canonical input and output). The
+    what makes a match "modified" when it differs (status, canonical input and output, error
+    message). The
     rows keep their attached steps; a modified row gets its ``argument_diff`` when the steps
     are attached."""
     b_order, c_order = _order(rows, "baseline_index"), _order(rows, "candidate_index")
@@ -100,6 +101,7 @@ def _state(step: dict[str, Any]) -> Hashable:
         normalise_status(str(step.get("status"))),
         canonical_json(step.get("input")),
         canonical_json(step.get("output")),
+        step.get("error"),
     )
 
 

@@ -13,12 +13,13 @@ from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from reportgen.errors import InputError
 from reportgen.formats.source import SourceFile
+
+if TYPE_CHECKING:
+    import jsonschema
 
 ExtraCheck = Callable[[Any], "tuple[str, str] | None"]
 
@@ -35,24 +36,31 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-_formats = jsonschema.FormatChecker(formats=())
-
-# Integers are written without a fraction: 0.0 is a float here, as in DuckDB's json_type.
-StrictValidator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
-    ),
-)
-
-
 def _is_datetime(value: object) -> bool:
     if isinstance(value, str):
         datetime.fromisoformat(value)
     return True
 
 
-_formats.checks("date-time", raises=ValueError)(_is_datetime)
+@cache
+def _validator(schema_name: str) -> jsonschema.Draft202012Validator:
+    """A validator of the named schema; jsonschema is imported here, on the error path only
+    (it costs a tenth of a second at start-up, and good files never need it)."""
+    import jsonschema
+
+    formats = jsonschema.FormatChecker(formats=())
+    formats.checks("date-time", raises=ValueError)(_is_datetime)
+    # Integers are written without a fraction: 0.0 is a float here, as in DuckDB's json_type.
+    strict = jsonschema.validators.extend(
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
+        ),
+    )
+    validator: jsonschema.Draft202012Validator = strict(
+        load_schema(schema_name), format_checker=formats
+    )
+    return validator
 
 
 def _reject_constant(name: str) -> float:
@@ -152,7 +160,7 @@ def first_problem(
     path: Path, display: str, lines: bool, schema_name: str, extra: ExtraCheck | None = None
 ) -> InputError | None:
     """The first record of ``path`` that is not valid JSON or breaks the schema, or None."""
-    validator = StrictValidator(load_schema(schema_name), format_checker=_formats)
+    validator = _validator(schema_name)
     try:
         for line, text in _records(path, lines):
             try:
@@ -195,7 +203,9 @@ def _check(
 ) -> tuple[str, str] | None:
     if not isinstance(item, (dict, list)):
         return "(record)", f"expected a JSON object, got {type(item).__name__}"
-    error = jsonschema.exceptions.best_match(validator.iter_errors(item))
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(item))
     if error is not None:
         return _describe(error)
     return extra(item) if extra else None

@@ -78,7 +78,8 @@ def run_checks(
     rows = con.execute(check_sql).fetchall()
     if not rows:
         return
-    by_path = {str(s.path): s for s in sources}
+    # checks name a file by its path (raw stage tables) or as shown (typed ones)
+    by_path = {s.display: s for s in sources} | {str(s.path): s for s in sources}
     bad = [by_path[r[0]] for r in rows if r[0] in by_path]
     order = {id(s): i for i, s in enumerate(sources)}
     first = min(bad, key=lambda s: order[id(s)]) if bad else None
@@ -87,5 +88,5 @@ def run_checks(
     problem = first_problem(first.path, first.display, first.lines, schema, extra)
     if problem:
         raise problem
-    row = next(r for r in rows if r[0] == str(first.path))
+    row = next(r for r in rows if by_path.get(r[0]) is first)
     raise InputError(first.display, row[2], field=row[1])

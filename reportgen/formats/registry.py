@@ -96,6 +96,9 @@ def detect_format(source: SourceFile) -> Format:
     for fmt in all_formats():
         if fmt.detect(source):
             if fmt in native_formats():
+                certain = getattr(fmt, "certain", None)
+                if certain is not None and certain(source):
+                    return fmt  # only native fields: no adapter's signature can be there
                 return next((a for a in adapters() if a.detect(source)), fmt)
             return fmt
     tried = ", ".join(f.name for f in all_formats())

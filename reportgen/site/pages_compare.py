@@ -272,8 +272,8 @@ def pair_page(
         diffs,
         [s["signature"] for s in bsteps],
         [s["signature"] for s in csteps],
-        [(normalise_status(s["status"]), s["payload"]) for s in bsteps],
-        [(normalise_status(s["status"]), s["payload"]) for s in csteps],
+        [(normalise_status(s["status"]), s["payload"], s["error"]) for s in bsteps],
+        [(normalise_status(s["status"]), s["payload"], s["error"]) for s in csteps],
     )
     where = m.get("first_divergence")
     first = None if where is None else where["position"]

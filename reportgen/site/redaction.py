@@ -41,7 +41,7 @@ _KEEP = {"content_hash", "load_id", "format", "status", "type", "normaliser"}
 _IDS = {"run_id", "task_id", "suite", "label", "batch"}
 #: Free text blanked by ``--no-payloads``: table -> columns.
 PAYLOADS = {
-    "steps": ("input", "output"),
+    "steps": ("input", "output", "error"),
     "runs": ("output",),
     "outputs": ("output",),
     "iterations": ("check_output", "patch"),

@@ -147,6 +147,13 @@ def _loop_marks(loops: Sequence[LoopView], n: int) -> list[tuple[str | None, boo
     return marks
 
 
+def _with_error(output: str, error: str | None) -> str:
+    """A step's output text led by its error message, when it has one."""
+    if not error:
+        return output
+    return f"error: {error}" + (f"\n{output}" if output else "")
+
+
 def step_views(
     steps: Sequence[dict[str, Any]],
     *,
@@ -169,7 +176,7 @@ def step_views(
             cost_usd=s["cost_usd"],
             latency_ms=s["latency_ms"],
             input_text=payload_text(s["input"], limit),
-            output_text=payload_text(s["output"], limit),
+            output_text=_with_error(payload_text(s["output"], limit), s.get("error")),
             wasted=w,
             recovery=r,
             loop=lm[0],

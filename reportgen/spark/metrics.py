@@ -25,11 +25,12 @@ PACKED_SCHEMA = "pair_id string, record binary"
 and actions; the driver collects about a tenth of the bytes)."""
 PAIR_COLUMNS = ("pair_id", "task_id", "baseline_run_id", "candidate_run_id")
 STEP_COLUMNS = (
-    "run_id", "idx", "action", "status", "signature", "payload", "parent",
+    "run_id", "idx", "action", "status", "signature", "payload", "error", "parent",
     "tokens_in", "tokens_out", "cost_usd", "latency_ms",
 )  # fmt: skip
 """The step columns pair metrics read (divergence/sql/step_facts.sql, step_statuses.sql): the
-stored hashes stand for type, input and output, which are never shipped to the workers."""
+stored hashes stand for type, input and output, which are never shipped to the workers. A
+column no file has yet (an archive older than the column) is left out and reads as NULL."""
 
 
 def pair_metrics(
@@ -60,7 +61,8 @@ def pair_metrics(
     # the steps side's key has its own name: both sides come from members, and one name
     # would be an ambiguous column to the cogroup
     wanted = members.select(F.col("rg_bucket").alias("rg_step_bucket"), "run_id").distinct()
-    bucket_steps = steps.select(*STEP_COLUMNS).join(wanted, "run_id")
+    shipped = [c for c in STEP_COLUMNS if c in steps.columns]
+    bucket_steps = steps.select(*shipped).join(wanted, "run_id")
     run_columns = [c for c in runs.columns if c not in ("task_id",)]
     bucket_runs = members.join(
         runs.select(*run_columns, F.col("task_id").alias("rg_run_task")), "run_id", "left"

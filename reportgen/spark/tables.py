@@ -39,5 +39,5 @@ def read_table(spark: Any, db: str | os.PathLike[str], table: str) -> Any:
     files = archive_files(db, table)
     if not files:
         return None
-    # no mergeSchema (a job reading every footer): a column some files lack reads as NULL
-    return spark.read.parquet(*files)
+    # mergeSchema: files written before a column was added lack it (it reads as NULL there)
+    return spark.read.option("mergeSchema", "true").parquet(*files)

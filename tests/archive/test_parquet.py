@@ -36,7 +36,8 @@ def random_runs(
 ) -> list[dict[str, Any]]:
     """Seeded random traces of two labels: ``tasks * nights * trials`` pairs (500 by default)
     plus a few runs without a partner, with every kind of step the metrics read (statuses,
-    missing numbers, parents, inputs that differ in keys or values, run totals or none)."""
+    missing numbers, parents, error messages, inputs that differ in keys or values, run totals
+    or none)."""
     rng = random.Random(seed)
     runs = []
     for night in range(nights):
@@ -70,6 +71,8 @@ def _run(rng: random.Random, task: str, label: str, batch: str, trial: int) -> d
                 step[key] = value
         if i and rng.random() < 0.1:
             step["parent"] = rng.randrange(i)
+        if step["status"] != "ok" and rng.random() < 0.5:
+            step["error"] = rng.choice(("timeout", "exit 1", "no such file"))
         steps.append(step)
     run: dict[str, Any] = {
         "run_id": f"{batch}/{task}/{label}/{trial}",

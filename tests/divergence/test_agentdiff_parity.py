@@ -201,6 +201,7 @@ def test_conformance_cases_against_reference() -> None:
 
 _VALUES = (0, 1, 1.0, 2, 2.0, -0.0, "s", [1, 2.0], {"n": 1, "m": 2}, {"m": 2.0, "n": 1})
 _OUTPUTS = (None, {"r": 1}, {"r": 1.0}, {"r": 2}, {"a": 1, "b": [1]}, {"b": [1.0], "a": 1})
+_ERRORS = (None, "timeout", "timeout", "rate limited", "")
 
 
 def _random_input(rng: random.Random, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -234,13 +235,15 @@ def _random_run(rng: random.Random, n_max: int, name_fixes_signature: bool) -> R
             parent = rng.randrange(i)
         elif nesting == "any" and rng.random() < 0.5:
             parent = rng.randrange(n)  # later steps and cycles too
+        status = rng.choice(["ok"] * 5 + ["success", "error", "retry", "abandoned"])
         steps.append(
             Step(
                 type=typ,
                 action=name,
                 input=_random_input(rng, keys),
                 output=rng.choice(_OUTPUTS),
-                status=rng.choice(["ok"] * 5 + ["success", "error", "retry", "abandoned"]),
+                status=status,
+                error=rng.choice(_ERRORS if status in ("error", "retry") else (None,) * 5 + ("x",)),
                 tokens_in=rng.randrange(50),
                 tokens_out=rng.randrange(50),
                 cost_usd=rng.choice([0.0, 0.001, rng.random() / 10]),
@@ -275,6 +278,10 @@ def _random_pairs(seed: int, count: int, name_fixes_signature: bool) -> list[tup
                 extra = _random_run(rng, 2, name_fixes_signature).steps
                 pos = rng.randrange(len(steps) + 1)
                 steps[pos:pos] = [replace(x, parent=None) for x in extra]
+            for _ in range(rng.randrange(3)):  # error messages changed, nothing else
+                if steps:
+                    k = rng.randrange(len(steps))
+                    steps[k] = replace(steps[k], error=rng.choice(_ERRORS))
             if any(x.parent is not None for x in steps):  # keep parents inside the run
                 steps = [
                     x if x.parent is None or x.parent < len(steps) else replace(x, parent=None)
@@ -290,8 +297,8 @@ RANDOM_PAIRS = 400
 
 @pytest.mark.parametrize("name_fixes_signature", [True, False])
 def test_random_pairs_against_reference(name_fixes_signature: bool) -> None:
-    """Hundreds of random pairs with repeats, errors, detours, nested and cyclic parents,
-    reordered keys, 1 vs 1.0 and empty runs agree with AgentDiff (reference and archive)."""
+    """Hundreds of random pairs with repeats, errors and error messages, detours, nested and
+    cyclic parents, reordered keys, 1 vs 1.0 and empty runs agree with AgentDiff (reference and archive)."""
     pairs = _random_pairs(2026 + name_fixes_signature, RANDOM_PAIRS, name_fixes_signature)
     refs = reference(pairs)
     con = connect()
@@ -338,6 +345,8 @@ def _agentdiff_file_trace(rng: random.Random, trace_id: str) -> dict[str, Any]:
             "latency_ms": float(rng.randrange(100)),
             "tokens": tokens,
         }
+        if status != "success" or rng.random() < 0.1:
+            step["error_message"] = rng.choice(_ERRORS)
         if rng.random() < 0.3:
             step["parent_id"] = f"{trace_id}-{rng.randrange(n)}"
         steps.append(step)
@@ -395,6 +404,16 @@ def test_agentdiff_files_through_the_adapter(tmp_path: Path) -> None:
             (d["status"], d["baseline_index"], d["candidate_index"], d["action"])
             for d in ours["step_diffs"]
         ] == diff_rows(ref), b["trace_id"]
+        # stagnant loops ignore error messages (AgentDiff compares input and output only)
+        assert [
+            (lp["start_index"], lp["length"], lp["iterations"], lp["steps"], lp["stagnant"])
+            for lp in ours["loops_detected"]
+            if lp["side"] == "candidate"
+        ] == [
+            (lp["start_index"], lp["length"], lp["iterations"], lp["steps"], lp["stagnant"])
+            for lp in ref["loops_detected"]
+            if lp.get("type") != "graph_cycle"
+        ], c["trace_id"]
         base_tokens = b["total_tokens"]["total_tokens"]
         if base_tokens:  # a zero baseline: null plus a note (DESIGN.md), AgentDiff 0 or 100
             assert ours["token_delta_percentage"] == ref["token_delta_percentage"]

@@ -32,10 +32,18 @@ def flat(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_alignments(a_rows: list[list[int]], b_rows: list[list[int]]) -> None:
-    """align_batch over all pairs equals align_ids, the full-table traceback and the LCS."""
+    """align_batch over all pairs equals align_ids, the full-table traceback and the LCS,
+    with every bit row kept and with the checkpointed (bounded-memory) traceback."""
     a_vals, a_off = flat(a_rows)
     b_vals, b_off = flat(b_rows)
-    got = udfs.align_batch(a_vals, a_off, b_vals, b_off)
+    whole = udfs.align_batch(a_vals, a_off, b_vals, b_off)
+    got = udfs.align_batch(a_vals, a_off, b_vals, b_off, full_rows_words=0)
+    for x, y in zip(
+        (whole.lcs, whole.row_off, whole.b, whole.c),
+        (got.lcs, got.row_off, got.b, got.c),
+        strict=True,
+    ):
+        assert np.array_equal(x, y)
     assert got.b.size == got.c.size == got.row_off[-1]
     for p, (a, b) in enumerate(zip(a_rows, b_rows, strict=True)):
         lo, hi = got.row_off[p], got.row_off[p + 1]
@@ -253,3 +261,18 @@ def test_place_rows_and_run_totals(
             twice = idx.copy()
             twice[same_run[0]] = idx[0]  # two rows claim one step
             assert not _kernels.place_rows(rn, twice, off, pos)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_checkpointed_traceback_on_long_runs(seed: int) -> None:
+    """Long pairs (many checkpoint blocks, ragged last block) align the same way whether
+    every bit row is kept or only ~2 sqrt(n) of them."""
+    rng = random.Random(seed)
+    n, m = rng.randrange(500, 3000), rng.randrange(500, 3000)
+    a = np.array([rng.randrange(5) for _ in range(n)], dtype=np.int64)
+    b = np.array([rng.randrange(5) for _ in range(m)], dtype=np.int64)
+    off_a, off_b = np.array([0, n], dtype=np.int64), np.array([0, m], dtype=np.int64)
+    whole = udfs.align_batch(a, off_a, b, off_b)
+    blocks = udfs.align_batch(a, off_a, b, off_b, full_rows_words=0)
+    assert whole.lcs[0] == blocks.lcs[0] == lcs_length(a.tolist(), b.tolist())
+    assert np.array_equal(whole.b, blocks.b) and np.array_equal(whole.c, blocks.c)

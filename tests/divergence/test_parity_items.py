@@ -5,6 +5,8 @@ random inputs. The black-box comparison with AgentDiff itself is test_agentdiff_
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -172,6 +174,87 @@ def test_old_archives_get_canonical_hashes(tmp_path: object) -> None:
     try:
         got = pair_metrics(con, [Pair("p", "t", "b", "c")])[0]
         assert got["step_diffs"][0]["status"] == "matched"
+    finally:
+        con.close()
+
+
+# ------------------------------------------------------------------ error messages
+
+
+def test_error_message_counts_for_modified_not_for_loops(con: duckdb.DuckDBPyConnection) -> None:
+    """The issue's two cases: with a null output, two identical failing calls whose messages
+    differ are a stagnant loop; two aligned error steps differing only in the message are
+    modified, not matched."""
+    fail = {"status": "error", "input": {"q": 1}}
+    got = both(
+        con,
+        Run((s("f", **fail, error="timeout"),)),
+        Run((s("f", **fail, error="timeout"), s("f", **fail, error="rate limited"))),
+    )
+    assert [(x["side"], x["stagnant"]) for x in got["loops_detected"]] == [("candidate", True)]  # type: ignore[attr-defined]
+    got = both(
+        con,
+        Run((s("f", **fail, output={"r": 1}, error="timeout"),)),
+        Run((s("f", **fail, output={"r": 1}, error="rate limited"),)),
+    )
+    assert [d["status"] for d in got["step_diffs"]] == ["modified"]  # type: ignore[index, union-attr]
+    same = Run((s("f", **fail, output={"r": 1}, error="timeout"),))
+    assert [d["status"] for d in both(con, same, same)["step_diffs"]] == ["matched"]  # type: ignore[index, union-attr]
+    no_message = Run((s("f", **fail, output={"r": 1}),))
+    assert [d["status"] for d in both(con, same, no_message)["step_diffs"]] == ["modified"]  # type: ignore[index, union-attr]
+
+
+def test_error_messages_ingested_from_files(tmp_path: Path) -> None:
+    """A native trace's ``error`` and an AgentDiff ``error_message`` land in steps.error, apart
+    from the output; a message that is not a string is bad input naming the field."""
+    from reportgen.errors import InputError
+    from reportgen.ingest import ingest
+
+    native = {"task_id": "t", "steps": [
+        {"type": "tool", "action": "f", "status": "error", "error": "boom"},
+        {"type": "tool", "action": "f", "status": "ok", "output": {"r": 1}},
+    ]}  # fmt: skip
+    (tmp_path / "n.json").write_text(json.dumps(native))
+    agentdiff = {"trace_id": "ad", "agent_name": "a", "task_input": {}, "steps": [
+        {"step_id": "s0", "step_index": 0, "step_type": "tool_call", "name": "f",
+         "input_payload": {}, "output_payload": None, "status": "error",
+         "error_message": "timeout", "latency_ms": 1.0},
+    ]}  # fmt: skip
+    (tmp_path / "a.json").write_text(json.dumps(agentdiff))
+    db = tmp_path / "a.duckdb"
+    ingest([tmp_path], db=db)
+    archive = connect(db)
+    try:
+        rows = archive.execute(
+            "SELECT idx, CAST(output AS VARCHAR), error FROM steps ORDER BY run_id DESC, idx"
+        ).fetchall()
+    finally:
+        archive.close()
+    assert sorted(rows, key=str) == sorted(
+        [(0, None, "boom"), (1, '{"r":1}', None), (0, None, "timeout")], key=str
+    )
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    native["steps"][0]["error"] = 3  # type: ignore[index]
+    (bad / "n.json").write_text(json.dumps(native))
+    with pytest.raises(InputError) as caught:
+        ingest([bad], db=tmp_path / "b.duckdb")
+    assert "steps[0].error" in str(caught.value) or "steps[].error" in str(caught.value)
+
+
+def test_old_archive_gets_the_error_column(tmp_path: Path) -> None:
+    """An archive written before steps.error existed gets it (NULL) when opened writable."""
+    db = tmp_path / "old.duckdb"
+    con = connect(db)
+    insert_runs(con, {"b": Run((s("f"),))})
+    con.execute("ALTER TABLE steps DROP COLUMN error")
+    con.close()
+    con = connect(db)
+    try:
+        assert con.execute("SELECT error FROM steps").fetchall() == [(None,)]
+        assert pair_metrics(con, [Pair("p", "t", "b", "b")])[0]["step_diffs"][0]["status"] == (
+            "matched"
+        )
     finally:
         con.close()
 

@@ -307,8 +307,8 @@ def test_langsmith_trace_tree(tmp_path: Path) -> None:
         ),
         ("t2", "llm-other", None, None, ["llm"], ["ok"], [None]),
     ]
-    tool = con.execute("SELECT action, output FROM steps WHERE type = 'tool'").fetchone()
-    assert tool == ("tool-tool1", "\"KeyError: 'x'\"")
+    tool = con.execute("SELECT action, output, error FROM steps WHERE type = 'tool'").fetchone()
+    assert tool == ("tool-tool1", None, "KeyError: 'x'")  # the error apart from the output
     assert con.execute("SELECT tokens_in FROM steps WHERE type = 'llm' AND idx = 1").fetchone() == (
         5,
     )

@@ -52,6 +52,32 @@ def test_native_files_stay_native(sample_runs: Path) -> None:
         assert not [a.name for a in adapters() if a.detect(source)], path
 
 
+def test_only_native_fields_is_certain_without_asking_adapters(tmp_path: Path) -> None:
+    """A trace of only schema fields is native for certain (detection stops there); one key
+    the schema does not know, in the run or a step, sends it past the adapters as before;
+    no adapter's file in the shared data or the fixtures passes as certain."""
+    from reportgen.formats.native.trace import NativeTrace
+
+    native = NativeTrace()
+    run = {
+        "run_id": "r",
+        "task_id": "t",
+        "steps": [{"type": "tool", "action": "a", "status": "ok"}],
+    }
+    for name, record in (
+        ("plain.json", run),
+        ("extra_run_key.json", {**run, "trace_id": "x"}),
+        ("extra_step_key.json", {**run, "steps": [{**run["steps"][0], "step_id": "s0"}]}),  # type: ignore[dict-item]
+    ):
+        path = tmp_path / name
+        path.write_text(json.dumps(record))
+        source = measure(path, name, 1 << 26)
+        assert native.certain(source) is (name == "plain.json"), name
+        assert detect_format(source).name == "trace-v1"
+    for path, _ in _own_files():
+        assert not native.certain(measure(path, str(path), 1 << 26)), path
+
+
 def test_formats_command_lists_maps() -> None:
     result = runner.invoke(app, ["formats"])
     assert result.exit_code == 0

@@ -218,3 +218,25 @@ def test_missing_path_and_wrong_suffix(tmp_path: Path) -> None:
     txt.write_text("{}")
     result = runner.invoke(app, ["ingest", str(txt), "--db", str(tmp_path / "a.duckdb")])
     assert result.exit_code == 1 and "not a .json" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("step", "expected"),
+    [
+        ({"parent": "x"}, 'steps[0].parent: expected integer or null, got str "x"'),
+        ({"error": 3}, "steps[0].error: expected string or null, got int 3"),
+    ],
+)
+def test_step_field_pinned_when_given_a_relative_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: dict[str, object], expected: str
+) -> None:
+    """A bad step field is named with its step's position whether the file is given by a
+    relative or an absolute path (the typed checks name files as shown)."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    run = {"task_id": "t", "steps": [{"type": "tool", "action": "f", "status": "ok", **step}]}
+    (folder / "n.jsonl").write_text(json.dumps(run) + "\n")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["ingest", "in", "--db", "a.duckdb"])
+    assert result.exit_code == 1
+    assert "in/n.jsonl" in result.output and expected in result.output

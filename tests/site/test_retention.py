@@ -93,4 +93,8 @@ def test_keep_nights_zero_keeps_every_step_page(demo_db: Path, tmp_path: Path) -
         capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert not [p for p in html_pages(out) if "nights this site shows step by step" in p.read_text(encoding="utf-8")]
+    assert not [
+        p
+        for p in html_pages(out)
+        if "nights this site shows step by step" in p.read_text(encoding="utf-8")
+    ]

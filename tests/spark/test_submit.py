@@ -1,4 +1,4 @@
-"""The file spark-submit is given runs the reportgen CLI."""
+"""The file spark-submit is given (reportgen/__main__.py, run as a script) runs the CLI."""
 
 from __future__ import annotations
 
@@ -6,14 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import reportgen
 from reportgen import __version__
 
 
-def test_submit_file_runs_the_cli() -> None:
-    path = subprocess.run(
-        [sys.executable, "-m", "reportgen.spark.submit", "--path"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
-    assert path.endswith(".py") and Path(path).is_file()
-    done = subprocess.run([sys.executable, path, "--version"], capture_output=True, text=True)
+def test_main_file_runs_the_cli_as_a_script() -> None:
+    path = Path(reportgen.__file__).with_name("__main__.py")
+    done = subprocess.run([sys.executable, str(path), "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == f"reportgen {__version__}"

@@ -12,8 +12,10 @@
 --                 out by step_statuses.sql when one occurs)
 --   signature     rg_step_signature (reportgen/archive/step_hashes.sql): steps match in the
 --                 LCS exactly when their signatures are equal
---   payload       rg_step_payload: a matched step is "modified" and a loop repeat not
---                 stagnant when their payloads differ
+--   payload       rg_step_payload: a loop repeat is not stagnant, and a repeat not an
+--                 identical call, when their payloads differ
+--   state         the payload and the error message: a matched step is "modified" when the
+--                 states differ (AgentDiff compares error_message there, not in loops)
 --   action        labels diff rows and loop steps
 --   parent        the enclosing step's index (NULL: none): orders the steps for the alignment
 --   tokens_*, cost_usd, latency_ms   summed into run totals where the run gives none
@@ -32,6 +34,11 @@ SELECT
         WHEN $computed THEN rg_step_signature(s.type, s.action, s.input_keys) ELSE s.signature
     END AS signature,
     CASE WHEN $computed THEN rg_step_payload(s.input, s.output) ELSE s.payload END AS payload,
+    CASE
+        WHEN s.error IS NULL THEN
+            CASE WHEN $computed THEN rg_step_payload(s.input, s.output) ELSE s.payload END
+        ELSE hash(CASE WHEN $computed THEN rg_step_payload(s.input, s.output) ELSE s.payload END, s.error)
+    END AS state,
     s.action,
     s.parent,
     s.tokens_in,

@@ -14,7 +14,8 @@ SELECT
     tokens_in,
     tokens_out,
     cost_usd,
-    latency_ms
+    latency_ms,
+    error
 FROM steps
 WHERE run_id IN (SELECT unnest($run_ids))
 ORDER BY run_id, idx

@@ -4,7 +4,8 @@
 A trace has ``trace_id``, ``agent_name``, ``task_input`` and ``steps`` of ``step_id``,
 ``step_index``, ``step_type`` (tool_call, llm_call, routing, thought), ``name``,
 ``input_payload``, ``output_payload``, ``status`` (success, error, retry, abandoned),
-``latency_ms``, ``tokens`` and an optional ``parent_id``."""
+``latency_ms``, ``tokens``, an optional ``parent_id`` and ``error_message`` (kept apart from
+the output, in the step's ``error``)."""
 
 from __future__ import annotations
 
@@ -156,20 +157,21 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
             )
         tokens = step.get("tokens") if isinstance(step.get("tokens"), dict) else {}
         step_in, step_out = _tokens(tokens)
-        output = step.get("output_payload")
-        if output is None and step.get("error_message"):
-            output = {"error": step["error_message"]}
+        error = step.get("error_message")
+        if error is not None and not isinstance(error, str):
+            require(source, False, "must be a string", f"steps[{position}].error_message", line)
         rows.step(
             _TYPES.get(kind, kind),
             name,
             status or "ok",
             input=step.get("input_payload"),
-            output=output,
+            output=step.get("output_payload"),
             tokens_in=step_in,
             tokens_out=step_out,
             cost_usd=amount(tokens.get("estimated_cost_usd")),
             latency_ms=amount(step.get("latency_ms")),
             parent=index_of.get(str(step.get("parent_id"))),
+            error=error,
         )
     totals = trace.get("total_tokens") if isinstance(trace.get("total_tokens"), dict) else {}
     run_in, run_out = _tokens(totals)

@@ -55,8 +55,10 @@ _RUNS = pa.schema(
         ("content_hash", pa.string()),
     ]
 )
-_STEPS = STEP_ROWS.append(pa.field("started_at", pa.string())).append(
-    pa.field("parent", pa.int32())
+_STEPS = (
+    STEP_ROWS.append(pa.field("started_at", pa.string()))
+    .append(pa.field("parent", pa.int32()))
+    .append(pa.field("error", pa.string()))
 )
 STATUSES = frozenset({"ok", "error", "retry", "abandoned"})
 
@@ -306,8 +308,10 @@ class Collector:
         latency_ms: float | None = None,
         started_at: str | None = None,
         parent: int | None = None,
+        error: str | None = None,
     ) -> int:
-        """Append a step to the run being built (begun with ``begin``); returns its index."""
+        """Append a step to the run being built (begun with ``begin``); returns its index.
+        ``error``: the step's error message, kept apart from its output (as AgentDiff does)."""
         idx = self._n
         self._steps.append(
             (
@@ -325,6 +329,7 @@ class Collector:
                 latency_ms,
                 started_at,
                 parent,
+                error,
             )
         )
         self._n = idx + 1

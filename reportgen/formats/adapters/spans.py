@@ -234,7 +234,7 @@ def add_trace(rows: Collector, spans: list[Span]) -> dict[str, Any]:
             _action(span, kind),
             "error" if failed else "ok",
             input=maybe_json(given_input) if kind == "tool" else json_text(given_input),
-            output=json_text(output) if not failed or output else span.status_message,
+            output=json_text(output),
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             cost_usd=cost if own else None,
@@ -243,6 +243,7 @@ def add_trace(rows: Collector, spans: list[Span]) -> dict[str, Any]:
             else None,
             started_at=iso_from_epoch(span.start),
             parent=index.get(span.parent_id) if span.parent_id is not None else None,
+            error=span.status_message if failed else None,
         )
     starts = [s.start for s in ordered if s.start is not None]
     ends = [s.end for s in ordered if s.end is not None]

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 import duckdb
 
 from reportgen._sql import load_sql
 from reportgen.formats.base import Marked, StageOptions, first_record
+from reportgen.formats.diagnose import load_schema
 from reportgen.formats.diagnose import parents_precede as _parents_precede
 from reportgen.formats.duck import read_or_explain, run_checks
 from reportgen.formats.source import SourceFile
@@ -26,6 +30,21 @@ class NativeTrace:
         if isinstance(record, dict):
             return "steps" in record
         return bool(_STEPS_KEY.search(source.head))
+
+    def certain(self, source: SourceFile) -> bool:
+        """True when the first record holds only the schema's run and step fields (a steps
+        list included): no other format's file looks like that, so detection stops here
+        rather than asking every adapter whether it recognises the file."""
+        record = first_record(source)
+        if isinstance(record, list) and record:
+            record = record[0]
+        if not isinstance(record, dict) or not isinstance(record.get("steps"), list):
+            return False
+        run_fields, step_fields = _fields()
+        if not record.keys() <= run_fields:
+            return False
+        steps: list[Any] = record["steps"]
+        return all(isinstance(s, dict) and s.keys() <= step_fields for s in steps)
 
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
@@ -56,3 +75,14 @@ class NativeTrace:
 
     def _check(self, con: duckdb.DuckDBPyConnection, check: str, sources: list[SourceFile]) -> None:
         run_checks(con, load_sql(check), sources, self.schema, _parents_precede)
+
+
+@cache
+def _fields() -> tuple[frozenset[str], frozenset[str]]:
+    """The run fields and the step fields of the trace schema."""
+    schema = load_schema("trace-v1")
+    run = schema["properties"]
+    steps = run["steps"]["items"]
+    if "$ref" in steps:
+        steps = schema["$defs"][steps["$ref"].rsplit("/", 1)[-1]]
+    return frozenset(run), frozenset(steps["properties"])

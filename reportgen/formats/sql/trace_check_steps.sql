@@ -12,6 +12,7 @@ SELECT DISTINCT r.source_file, 'steps[].' || s.problem AS field,
         WHEN 'tokens_out' THEN 'must be a non-negative integer'
         WHEN 'started_at' THEN 'must be an ISO 8601 timestamp'
         WHEN 'parent' THEN 'must be the index of an earlier step'
+        WHEN 'error' THEN 'must be a string (the error message)'
         ELSE 'must be a finite number >= 0'
     END AS problem
 FROM stage_steps AS s

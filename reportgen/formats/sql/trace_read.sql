@@ -15,6 +15,6 @@ FROM read_json(
         'trial': 'JSON', 'started_at': 'JSON', 'meta': 'JSON', 'output': 'JSON',
         'success': 'JSON', 'reward': 'JSON', 'tokens_in': 'JSON', 'tokens_out': 'JSON',
         'cost_usd': 'JSON', 'latency_ms': 'JSON',
-        'steps': 'STRUCT(type JSON, action JSON, status JSON, input JSON, output JSON, tokens_in JSON, tokens_out JSON, cost_usd JSON, latency_ms JSON, started_at JSON, parent JSON)[]'
+        'steps': 'STRUCT(type JSON, action JSON, status JSON, input JSON, output JSON, tokens_in JSON, tokens_out JSON, cost_usd JSON, latency_ms JSON, started_at JSON, parent JSON, error JSON)[]'
     }
 )

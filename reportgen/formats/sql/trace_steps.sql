@@ -3,8 +3,8 @@
 -- Grain: none: inserts into stage_steps (one row per step, in trajectory order).
 -- Needs: temp tables stage_trace_raw (trace_read.sql rows), stage_trace_runs (trace_runs.sql)
 --   and stage_steps (made, with its extra problem column, by reportgen.ingest.loader._load);
---   macros rg_absent, rg_keys, rg_bad_text, rg_bad_count, rg_bad_amount, rg_bad_time
---   (macros.sql).
+--   macros rg_absent, rg_keys, rg_text, rg_bad_text, rg_bad_any_text, rg_bad_count,
+--   rg_bad_amount, rg_bad_time (macros.sql).
 -- `problem` names the first field a step breaks (NULL when it breaks none), and
 -- trace_check_steps.sql reports those. Bad values are read with TRY_CAST so that a bad step
 -- is reported, never a cast error.
@@ -28,6 +28,7 @@ SELECT
     TRY_CAST(s.latency_ms AS DOUBLE) AS latency_ms,
     TRY_CAST(s.started_at ->> '$' AS TIMESTAMPTZ) AS started_at,
     TRY_CAST(s.parent AS INTEGER) AS parent,
+    rg_text(s.error) AS error,
     CASE
         WHEN rg_absent(s.type) OR rg_bad_text(s.type) THEN 'type'
         WHEN rg_absent(s.action) OR rg_bad_text(s.action) THEN 'action'
@@ -41,6 +42,7 @@ SELECT
         WHEN rg_bad_time(s.started_at) THEN 'started_at'
         WHEN rg_bad_count(s.parent) OR (NOT rg_absent(s.parent) AND TRY_CAST(s.parent AS BIGINT) >= s.idx)
             THEN 'parent'
+        WHEN rg_bad_any_text(s.error) THEN 'error'
     END AS problem
 FROM raw AS s
 JOIN stage_trace_runs AS r ON r.rid = s.rid

@@ -11,7 +11,7 @@
 WITH texts AS (
     SELECT r.run_no, s.idx,
            lower(concat_ws(' ', s.action, s.status, left(CAST(s.input AS VARCHAR), 4000),
-                           left(CAST(s.output AS VARCHAR), 4000))) AS text
+                           left(CAST(s.output AS VARCHAR), 4000), s.error)) AS text
     FROM steps AS s JOIN rg_search_runs AS r USING (run_id)
     WHERE r.steps
     UNION ALL

@@ -18,6 +18,7 @@ SELECT
     tokens_out,
     cost_usd,
     latency_ms,
+    error,
     coalesce(signature, rg_step_signature(type, action, input_keys)) AS signature,
     coalesce(payload, rg_step_payload(input, output)) AS payload
 FROM steps
