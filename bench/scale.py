@@ -79,20 +79,26 @@ def write_traces(folder: Path, runs: int, steps: int, nights: int, seed: int) ->
 
 
 def measured(command: list[str]) -> dict[str, float]:
-    """Wall seconds and peak RSS (MB) of ``command`` run under /usr/bin/time."""
+    """Wall seconds, CPU seconds (user + system, of the process and the children it waited
+    for: less sensitive than wall time to a shared machine) and peak RSS (MB) of ``command``."""
     started = time.perf_counter()
     done = subprocess.run(
-        ["/usr/bin/time", "-f", "RSSKB %M", *command],
+        ["/usr/bin/time", "-f", "RSSKB %M CPU %U %S", *command],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         check=False,
     )
     seconds = time.perf_counter() - started
-    found = re.findall(r"RSSKB (\d+)", done.stderr)
+    found = re.findall(r"RSSKB (\d+) CPU ([\d.]+) ([\d.]+)", done.stderr)
     if done.returncode not in (0, 3):
         sys.exit(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
-    return {"seconds": round(seconds, 2), "peak_rss_mb": round(int(found[-1]) / 1024, 1)}
+    rss, user, system = found[-1]
+    return {
+        "seconds": round(seconds, 2),
+        "cpu_seconds": round(float(user) + float(system), 2),
+        "peak_rss_mb": round(int(rss) / 1024, 1),
+    }
 
 
 def size(path: Path) -> int:
@@ -131,6 +137,7 @@ def main() -> None:
             "seconds": round(sum(m["seconds"] for m in nightly), 2),
             "first_seconds": nightly[0]["seconds"],
             "last_seconds": nightly[-1]["seconds"],
+            "cpu_seconds": round(sum(m["cpu_seconds"] for m in nightly), 2),
             "peak_rss_mb": max(m["peak_rss_mb"] for m in nightly),
         }
         figures["jsonl_mb"] = round(jsonl / 1e6, 1)
