@@ -151,6 +151,8 @@ def writing(
         root.mkdir()
     elif not root.is_dir():
         raise InputError(name, "not a folder, so not a Parquet archive; it is left untouched")
+    elif not (root / MANIFEST).exists():
+        _refuse_foreign(root, name)
     try:
         with locked(root, name):
             manifest = read_manifest(location, name, missing_ok=True)
@@ -163,6 +165,21 @@ def writing(
             (root / LOCK).unlink(missing_ok=True)
             with contextlib.suppress(OSError):
                 root.rmdir()
+
+
+def _refuse_foreign(root: Path, name: str) -> None:
+    """Refuse a folder without a manifest that holds other things than a dead writer's files
+    (e.g. the traces folder given as --db by mistake): nothing is written into it."""
+    ours = {LOCK, *PARTITIONED, *SMALL}
+    other = sorted(
+        e for e in os.listdir(root) if e not in ours and not e.startswith((".stage-", ".manifest-"))
+    )
+    if other:
+        raise InputError(
+            name,
+            f"a folder that is not a reportgen archive (no {MANIFEST}; it holds {other[0]!r}); "
+            "it is left untouched",
+        )
 
 
 def ingest_parquet(

@@ -212,6 +212,14 @@ def test_failed_ingest_leaves_it_as_it_was(
     assert not (tmp_path / "new").exists()  # a first ingest that fails leaves nothing
 
 
+def test_a_folder_of_other_files_is_refused(tmp_path: Path, sample_runs: Path) -> None:
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "a.jsonl").write_text("{}\n")
+    with pytest.raises(InputError, match="not a reportgen archive"):
+        ingest([sample_runs], tmp_path / "traces")
+    assert sorted(os.listdir(tmp_path / "traces")) == ["a.jsonl"]
+
+
 def test_second_writer_gets_the_lock_error(tmp_path: Path, sample_runs: Path) -> None:
     folder = tmp_path / "pq"
     folder.mkdir()
