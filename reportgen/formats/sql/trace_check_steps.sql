@@ -3,8 +3,10 @@
 -- Grain: one row per (source_file, field) that breaks a rule, ordered by source_file, field.
 -- Needs: temp tables stage_steps (its problem column added by reportgen.ingest.loader._load,
 --   filled by trace_steps.sql) and stage_trace_runs (trace_runs.sql).
-SELECT DISTINCT r.source_file, 'steps[].' || s.problem AS field,
+SELECT DISTINCT r.source_file,
+    CASE s.problem WHEN 'object' THEN 'steps[]' ELSE 'steps[].' || s.problem END AS field,
     CASE s.problem
+        WHEN 'object' THEN 'each step must be a JSON object'
         WHEN 'status' THEN 'required, one of ok, success, error, retry, abandoned'
         WHEN 'type' THEN 'required, a non-empty string'
         WHEN 'action' THEN 'required, a non-empty string'

@@ -4,6 +4,8 @@
 -- Needs: no table; parameters $files, $format, $max_object_size, $offset (passed by
 --   reportgen.formats.duck.read_or_explain, which stores the rows as temp table
 --   stage_trace_raw for NativeTrace.stage).
+-- Steps stay a list of JSON values, split into fields by trace_steps.sql: twice as fast as
+-- reading them as a list of structs, which DuckDB materialises field by field.
 SELECT row_number() OVER () + $offset AS rid, *
 FROM read_json(
     $files,
@@ -15,6 +17,6 @@ FROM read_json(
         'trial': 'JSON', 'started_at': 'JSON', 'meta': 'JSON', 'output': 'JSON',
         'success': 'JSON', 'reward': 'JSON', 'tokens_in': 'JSON', 'tokens_out': 'JSON',
         'cost_usd': 'JSON', 'latency_ms': 'JSON',
-        'steps': 'STRUCT(type JSON, action JSON, status JSON, input JSON, output JSON, tokens_in JSON, tokens_out JSON, cost_usd JSON, latency_ms JSON, started_at JSON, parent JSON, error JSON)[]'
+        'steps': 'JSON[]'
     }
 )

@@ -9,9 +9,17 @@
 -- trace_check_steps.sql reports those. Bad values are read with TRY_CAST so that a bad step
 -- is reported, never a cast error.
 INSERT INTO stage_steps BY NAME
-WITH raw AS (
-    SELECT rid, unnest(steps, recursive := true), generate_subscripts(steps, 1) - 1 AS idx
+WITH items AS (
+    SELECT rid, unnest(steps) AS step, generate_subscripts(steps, 1) - 1 AS idx
     FROM stage_trace_raw
+),
+raw AS (
+    SELECT rid, idx, json_type(step) AS kind, unnest(json_transform(step, '{
+        "type": "JSON", "action": "JSON", "status": "JSON", "input": "JSON", "output": "JSON",
+        "tokens_in": "JSON", "tokens_out": "JSON", "cost_usd": "JSON", "latency_ms": "JSON",
+        "started_at": "JSON", "parent": "JSON", "error": "JSON"
+    }'))
+    FROM items
 )
 SELECT
     r.run_id,
@@ -30,6 +38,7 @@ SELECT
     TRY_CAST(s.parent AS INTEGER) AS parent,
     rg_text(s.error) AS error,
     CASE
+        WHEN s.kind IS DISTINCT FROM 'OBJECT' THEN 'object'
         WHEN rg_absent(s.type) OR rg_bad_text(s.type) THEN 'type'
         WHEN rg_absent(s.action) OR rg_bad_text(s.action) THEN 'action'
         WHEN rg_absent(s.status) OR json_type(s.status) <> 'VARCHAR'
