@@ -21,7 +21,7 @@ LAYERS = {
     "formats": 3,
     "ingest": 4, "spend": 4,
     "divergence": 5,
-    "convergence": 6, "iterations": 6, "statistics": 6,
+    "convergence": 6, "iterations": 6, "statistics": 6, "spark": 6,
     "reports": 7, "site": 7, "api": 7, "plugin_baselines": 7,
     "demo": 8,
     "cli": 9, "pytest_plugin": 9,

@@ -13,6 +13,7 @@ import duckdb
 
 from reportgen._sql import load_sql
 from reportgen.archive.canonical import register_canonical
+from reportgen.archive.parquet import open_parquet, parquet_location
 from reportgen.errors import InputError
 
 DEFAULT_DB = "reportgen.duckdb"
@@ -48,10 +49,12 @@ def connect(
     whose stored step hashes are missing or were computed by a different hash function is
     brought up to date first, also when opened read-only (through a short writable session)."""
     if path is None:
-        con = _open(":memory:", False, ":memory:")
-        _create_schema(con)
-        return con
+        return new_session(":memory:")
     name = str(path) if display is None else display
+    if parquet_location(path) is not None:  # a Parquet archive folder (archive/parquet.py)
+        if not read_only:
+            raise InputError(name, "a Parquet archive is written by `reportgen ingest` only")
+        return open_parquet(path, display=name)
     file = duckdb_path(path)
     exists = _check_file(file, name)
     if read_only and not exists:
@@ -88,6 +91,14 @@ def connect(
             f"DuckDB, which needs it writable once: {exc.message}",
         ) from None
     return connect(path, read_only=True, display=name)
+
+
+def new_session(name: str) -> duckdb.DuckDBPyConnection:
+    """An in-memory session in UTC holding the (empty) archive schema: a one-off archive, or
+    the tables a Parquet archive's views replace."""
+    con = _open(":memory:", False, name)
+    _create_schema(con)
+    return con
 
 
 def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -208,12 +219,7 @@ def damaged(name: str, exc: BaseException) -> InputError:
     text = re.sub(r"^[A-Za-z ]*Error: ", "", text)
     if "Could not set lock" in text:
         pid = re.search(r"\(PID (\d+)\)", text)
-        held = f" (process {pid[1]})" if pid else ""
-        return InputError(
-            name,
-            f"the archive is in use by another writer{held}; DuckDB allows one at a time, "
-            "try again when it is done",
-        )
+        return in_use(name, pid[1] if pid else None)
     if "No space left" in text or "ENOSPC" in text:
         return InputError(
             name, f"no space left on the device; the archive is unchanged ({text[:160]})"
@@ -225,6 +231,16 @@ def damaged(name: str, exc: BaseException) -> InputError:
     ):
         return InputError(name, f"the archive file is damaged (truncated or corrupt): {text[:160]}")
     return InputError(name, f"cannot use the archive: {text[:200]}")
+
+
+def in_use(name: str, pid: str | None) -> InputError:
+    """The error for an archive another process is writing (``pid``: that process, if known)."""
+    held = f" (process {pid})" if pid else ""
+    return InputError(
+        name,
+        f"the archive is in use by another writer{held}; DuckDB allows one at a time, "
+        "try again when it is done",
+    )
 
 
 def _open(target: str, read_only: bool, name: str) -> duckdb.DuckDBPyConnection:
@@ -249,7 +265,7 @@ def define_step_hashes(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(load_sql("step_hashes"))
 
 
-def _probe(con: duckdb.DuckDBPyConnection) -> str:
+def step_hash_probe(con: duckdb.DuckDBPyConnection) -> str:
     """The step hashes of fixed values under this DuckDB (step_hashes_probe.sql)."""
     row = first_row(con, load_sql("step_hashes_probe"))
     return str(row[0]) if row else ""
@@ -261,7 +277,7 @@ def _step_hashes_current(con: duckdb.DuckDBPyConnection) -> bool:
     if first_row(con, "SELECT 1 FROM duckdb_tables() WHERE table_name = 'archive_info'") is None:
         return True
     stored = first_row(con, "SELECT value FROM archive_info WHERE key = 'step_hashes'")
-    return stored is not None and stored[0] == _probe(con)
+    return stored is not None and stored[0] == step_hash_probe(con)
 
 
 def _refresh_step_hashes(con: duckdb.DuckDBPyConnection) -> None:
@@ -278,7 +294,7 @@ def recompute_step_hashes(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(load_sql("step_hashes_update"))
     con.execute(
         "INSERT OR REPLACE INTO archive_info VALUES ('step_hashes', ?), ('schema_version', ?)",
-        [_probe(con), SCHEMA_VERSION],
+        [step_hash_probe(con), SCHEMA_VERSION],
     )
 
 

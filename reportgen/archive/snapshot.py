@@ -26,6 +26,8 @@ import orjson
 
 from reportgen import __version__
 from reportgen.archive.connection import SCHEMA_VERSION, connect, duckdb_path, recompute_step_hashes
+from reportgen.archive.parquet import parquet_location
+from reportgen.archive.parquet_convert import convert
 from reportgen.errors import InputError
 
 MANIFEST = "manifest.json"
@@ -192,6 +194,11 @@ def restore_snapshot(source: str, db: Path, *, display: str | None = None) -> Re
     ``data/`` folder, or an http(s) URL of either). Every file is checked against the manifest
     first; on any error nothing is left at ``db``. An existing ``db`` is never replaced."""
     name = display or str(db)
+    if parquet_location(db) is not None:  # a Parquet archive folder: restored via a DuckDB file
+        with tempfile.TemporaryDirectory(prefix=".reportgen-restore-") as tmp:
+            report = restore_snapshot(source, Path(tmp) / "archive.duckdb", display=name)
+            convert(report.db, os.fspath(db))
+        return RestoreReport(Path(db), source, report.rows)
     target = duckdb_path(db)
     if os.path.lexists(target):
         raise InputError(name, "something is already here; restore writes a new archive only")

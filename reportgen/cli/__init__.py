@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from reportgen import __version__
-from reportgen.cli import build, compare, converge, ingest, iterations, restore, spend
+from reportgen.cli import archive, build, compare, converge, ingest, iterations, restore, spend
 from reportgen.cli.errors import exits_on_errors
 from reportgen.cli.options import with_gate_options
 from reportgen.gating.metrics import label_gates, pair_gates
@@ -64,6 +64,7 @@ def make_app() -> typer.Typer:
     }
     for name, command in commands.items():
         app.command(name)(exits_on_errors(command))
+    app.add_typer(archive.make_group(), name="archive")
     return app
 
 

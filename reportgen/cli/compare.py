@@ -8,11 +8,18 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from reportgen.cli.options import BaselineLabel, CandidateLabel, Config, MaxRecordMb
+from reportgen.cli.options import (
+    BaselineLabel,
+    CandidateLabel,
+    Config,
+    EngineName,
+    EngineOption,
+    MaxRecordMb,
+)
 from reportgen.gating.metrics import MIN_CONVERGENCE
 
 if TYPE_CHECKING:
-    from reportgen.divergence.compare import Comparison
+    from reportgen.divergence.compare import Comparison, Engine
     from reportgen.gating.thresholds import LabelOptions
 
 GateFlags = dict[str, float | None]
@@ -184,6 +191,7 @@ def compare(
     fail_on_regression: FailOnRegression = False,
     alpha: Alpha = None,
     min_effect: MinEffect = None,
+    engine: EngineOption = EngineName.duckdb,
 ) -> None:
     """Compare a baseline with a candidate: two trace files or folders (BASELINE CANDIDATE), or
     two labels of an archive (--db). Exit 3 when a gate fails."""
@@ -204,6 +212,8 @@ def compare(
         raise UsageError("give two paths, BASELINE CANDIDATE (files or folders), or --db FILE")
     if db is None and baseline_batch is not None:
         raise UsageError("--baseline-batch picks runs of an archive: give --db FILE")
+    if engine is EngineName.spark and db is None:
+        raise UsageError("--engine spark compares two labels of a Parquet archive: give --db")
     with_steps = as_json or explain or tree  # only these outputs show the steps
     # A progress bar on stderr for comparisons that take more than a second (none with
     # --json, so that stdout and stderr stay machine-readable).
@@ -226,6 +236,7 @@ def compare(
                     with_steps=with_steps,
                     steps_later=as_json,
                     progress=progress.hook,
+                    engine=_engine(engine, db),
                 )
             else:
                 comparison = compare_paths(
@@ -277,6 +288,7 @@ def gate(
     fail_on_regression: FailOnRegression = False,
     alpha: Alpha = None,
     min_effect: MinEffect = None,
+    engine: EngineOption = EngineName.duckdb,
 ) -> None:
     """Gate CI on the archive: compare the candidate label with the baseline label night by
     night (the latest night by default). Exit 3 when a gate fails."""
@@ -309,6 +321,7 @@ def gate(
                 with_steps=as_json or explain,
                 steps_later=as_json,
                 progress=progress.hook,
+                engine=_engine(engine, db),
             )
         if convergence is not None:
             gate_convergence(
@@ -323,3 +336,13 @@ def gate(
         _emit(comparison, as_json, markdown, explain, False)  # --json reads steps from con
     finally:
         con.close()
+
+
+def _engine(name: EngineName, db: Path) -> Engine | None:
+    """The pairing and metrics engine ``--engine`` names (None: DuckDB, the default)."""
+    if name is EngineName.duckdb:
+        return None
+    from reportgen.spark import SparkEngine
+
+    engine: Engine = SparkEngine(db)
+    return engine

@@ -29,11 +29,15 @@ def render() -> str:
         app, ["--help"], prog_name="reportgen", env={"COLUMNS": "100", "NO_COLOR": "1"}
     )
     parts += ["## reportgen", "", "```", top.output.rstrip(), "```", ""]
-    for name in sorted(get_command(app).commands):  # type: ignore[attr-defined]
+    names = []
+    for name, command in sorted(get_command(app).commands.items()):  # type: ignore[attr-defined]
+        names.append([name])
+        names += [[name, sub] for sub in sorted(getattr(command, "commands", {}))]  # groups
+    for words in names:
         result = runner.invoke(
-            app, [name, "--help"], prog_name="reportgen", env={"COLUMNS": "100", "NO_COLOR": "1"}
+            app, [*words, "--help"], prog_name="reportgen", env={"COLUMNS": "100", "NO_COLOR": "1"}
         )
-        parts += [f"## reportgen {name}", "", "```", result.output.rstrip(), "```", ""]
+        parts += [f"## reportgen {' '.join(words)}", "", "```", result.output.rstrip(), "```", ""]
     return "\n".join(parts)
 
 

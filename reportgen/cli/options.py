@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -29,6 +30,23 @@ BaselineLabel = Annotated[
 ]
 CandidateLabel = Annotated[
     str, typer.Option("--candidate-label", help="Label of the candidate runs.")
+]
+
+
+class EngineName(StrEnum):
+    """Where compare and gate pair runs and compute pair metrics."""
+
+    duckdb = "duckdb"
+    spark = "spark"
+
+
+EngineOption = Annotated[
+    EngineName,
+    typer.Option(
+        "--engine",
+        help="duckdb: in this process; spark: Apache Spark over a Parquet archive (--db "
+        "FOLDER; pip install 'reportgen-agents[spark]'; docs/scale.md).",
+    ),
 ]
 
 #: The parameter a command declares to receive its gate options, by gate name.

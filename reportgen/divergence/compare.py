@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import duckdb
 
@@ -151,6 +151,30 @@ def _with_steps(
                 row.pop("candidate_step", None)
 
 
+class Engine(Protocol):
+    """Where runs are paired and pair metrics computed (default: DuckDB, in this process;
+    reportgen.spark.SparkEngine: Apache Spark over a Parquet archive)."""
+
+    def pair_labels(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        baseline_label: str,
+        candidate_label: str,
+        *,
+        suite: str | None,
+        baseline_batch: str | None,
+        candidate_batch: str | None,
+    ) -> Pairing: ...
+
+    def pair_metrics(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        pairs: Sequence[Pair],
+        *,
+        progress: ProgressHook | None = None,
+    ) -> list[PairRecord]: ...
+
+
 def compare_pairing(
     con: duckdb.DuckDBPyConnection,
     pairing: Pairing,
@@ -159,6 +183,7 @@ def compare_pairing(
     with_steps: bool = True,
     steps_later: bool = False,
     progress: ProgressHook | None = None,
+    engine: Engine | None = None,
 ) -> Comparison:
     """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
@@ -167,7 +192,8 @@ def compare_pairing(
     ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
     outcomes = run_outcomes(con, ids)
     repeats = repeat_pairs(pairing.pairs, outcomes)
-    computed = pair_metrics(con, [*pairing.pairs, *repeats], progress=progress)
+    compute = pair_metrics if engine is None else engine.pair_metrics
+    computed = compute(con, [*pairing.pairs, *repeats], progress=progress)
     results, repeat_results = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
     complete_records(con, results, outcomes)
     if with_steps and not steps_later:
@@ -293,11 +319,12 @@ def compare_labels(
     with_steps: bool = True,
     steps_later: bool = False,
     progress: ProgressHook | None = None,
+    engine: Engine | None = None,
 ) -> Comparison:
     """Compare two labels of an archive, task by task (and night by night unless pinned);
-    ``task`` keeps one task only. ``with_steps``, ``steps_later``, ``progress``: as for
-    compare_pairing."""
-    pairing = pair_labels(
+    ``task`` keeps one task only. ``with_steps``, ``steps_later``, ``progress``, ``engine``:
+    as for compare_pairing."""
+    pairing = (pair_labels if engine is None else engine.pair_labels)(
         con,
         baseline_label,
         candidate_label,
@@ -314,7 +341,13 @@ def compare_labels(
             "archive", f"no runs of {what}labels {baseline_label!r} or {candidate_label!r}"
         )
     return compare_pairing(
-        con, pairing, thresholds, with_steps=with_steps, steps_later=steps_later, progress=progress
+        con,
+        pairing,
+        thresholds,
+        with_steps=with_steps,
+        steps_later=steps_later,
+        progress=progress,
+        engine=engine,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -102,6 +103,13 @@ def _pair_by_key(
         rows = con.execute(load_sql("pairs_by_side"), {"same_batch": same_batch}).fetchall()
     finally:
         con.unregister("pair_sides")
+    return pairing_from_rows(rows)
+
+
+def pairing_from_rows(rows: Sequence[tuple[Any, ...]]) -> Pairing:
+    """The pairs (with unique, readable ids) and unpaired runs of ``pairs_by_side.sql``'s rows
+    (suite, task_id, batch, trial, baseline run id, candidate run id), in that order; also
+    what the Spark engine's pairing gives (reportgen.spark.pairing)."""
     result = Pairing()
     seen: dict[str, int] = {}
     used: set[str] = set()

@@ -20,6 +20,8 @@ import pyarrow as pa
 
 from reportgen._sql import load_sql
 from reportgen.archive.connection import connect, damaged, duckdb_path, first_row
+from reportgen.archive.parquet import parquet_location
+from reportgen.archive.parquet_write import ingest_parquet
 from reportgen.errors import InputError, UsageError
 from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
 from reportgen.formats.diagnose import first_problem
@@ -119,6 +121,15 @@ def ingest(
     if isinstance(db, duckdb.DuckDBPyConnection):
         return load(lambda: db, ":memory:", own=False)
     display = str(db)
+    location = parquet_location(db)
+    if location is not None:  # a Parquet archive folder: published by a manifest swap
+        return ingest_parquet(
+            location,
+            display,
+            lambda opener: load(opener, display, own=False),
+            lambda report: bool(report.loaded),
+            refuse_existing=_EXISTS if new_archive else None,
+        )
     target = duckdb_path(db)
     _remove_stale_drafts(target)
     if os.path.lexists(target):

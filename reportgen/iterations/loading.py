@@ -23,9 +23,7 @@ def load_progress(
     those files hold (all runs in ``db`` when no paths), narrowed to ``run_ids`` if given."""
     if paths:
         ingest(paths, db)
-    elif not db.exists():
-        raise InputError(str(db), "no archive here; run `reportgen ingest` first")
-    con = connect(db, read_only=True)
+    con = connect(db, read_only=True)  # "no archive here" when there is none
     try:
         selected = _runs_of(con, paths) if paths else None
         if run_ids:
