@@ -10,8 +10,9 @@ from markupsafe import Markup
 
 #: Definitions by registry name (pair metrics) and by statistics key (label-level metrics).
 DEFINITIONS: dict[str, str] = {
-    "divergence": "Trajectory Divergence Index: 1 \N{MINUS SIGN} aligned steps / steps of the longer run "
-    "(longest common subsequence of step signatures); 0 the same path, 1 nothing in common.",
+    "divergence": "Trajectory Divergence Index: 1 \N{MINUS SIGN} 2 \N{MULTIPLICATION SIGN} aligned "
+    "steps / the steps of both runs (aligned: the longest common subsequence of step "
+    "signatures); 0 the same path, 1 nothing in common.",
     "wasted_effort": "Wasted Effort Index: the share of a run's steps that errored, were "
     "retried or abandoned (0 none wasted, 1 all).",
     "loops": "Stagnant loops: a block of steps repeated back to back with the same input and "
@@ -27,6 +28,10 @@ DEFINITIONS: dict[str, str] = {
     "latency, in %.",
     "success": "Task success: whether the run passed its task's check (✓ passed, ✗ failed, "
     "? unknown); newly broken: passed on the baseline, fails on the candidate.",
+    "avoidable_cost": "Avoidable spend: what the candidate run spent on calls it could have "
+    "skipped (identical calls repeated, unchanged files read again, failed calls retried with "
+    "the same input, the prompt cache rebuilt after a pause, very long prompts, expensive "
+    "sub-agents), in USD; reportgen spend lists the findings.",
     "reward_delta": "Reward change: candidate reward \N{MINUS SIGN} baseline reward (the benchmark's score).",
     "success_rate": "Success rate: the share of tasks passed (each task once, its trials "
     "averaged); its change is in percentage points.",
@@ -56,6 +61,7 @@ TERMS: dict[str, str] = {
     "success": "success",
     "outcome": "success",
     "reward Δ": "reward_delta",
+    "avoid $": "avoidable_cost",
     "reward change": "reward_delta",
 }
 EXTRA: dict[str, str] = {

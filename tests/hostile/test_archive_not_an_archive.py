@@ -58,9 +58,13 @@ def test_an_empty_duckdb_database_becomes_an_archive(tmp_path: Path, good_file: 
     assert result.exit_code == 0, result.output
 
 
-def test_a_folder_as_db_is_refused(tmp_path: Path, good_file: Path) -> None:
+def test_a_folder_of_other_files_as_db_is_refused(tmp_path: Path, good_file: Path) -> None:
+    """A folder is a Parquet archive (docs/scale.md) only when empty or holding one: a folder
+    of other files is refused, one line, exit 1, and left as it was."""
     db = tmp_path / "folder.duckdb"
     db.mkdir()
+    (db / "notes.txt").write_text("mine")
     result = cli("ingest", good_file, "--db", db)
     assert result.exit_code == 1, result.output
-    one_line(result.stderr, str(db), "not a regular file")
+    one_line(result.stderr, str(db), "not a reportgen archive")
+    assert [p.name for p in db.iterdir()] == ["notes.txt"]
