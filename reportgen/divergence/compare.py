@@ -25,7 +25,7 @@ from reportgen.gating import Threshold, judge
 from reportgen.gating import pair_metrics as registered_metrics
 from reportgen.ingest import ingest
 from reportgen.ingest.loader import ProgressHook
-from reportgen.spend import avoidable_spend
+from reportgen.spend import gate_values
 from reportgen.strict_json import LazyArray
 
 STEP_BATCH = 256
@@ -290,11 +290,11 @@ def complete_records(
         outcomes = run_outcomes(con, ids)
     derived = [m for m in registered_metrics() if m.compute is not None]
     sides = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
-    spend = avoidable_spend(con, sides, findings=False)  # --max-avoidable-cost
+    spend = gate_values(con, sides)  # --max-avoidable-cost
     for result in results:
         record = cast(dict[str, Any], result)
-        record["baseline_avoidable_cost_usd"] = spend.gate_value(result["baseline_run_id"])
-        record["candidate_avoidable_cost_usd"] = spend.gate_value(result["candidate_run_id"])
+        record["baseline_avoidable_cost_usd"] = spend[result["baseline_run_id"]]
+        record["candidate_avoidable_cost_usd"] = spend[result["candidate_run_id"]]
         b, c = outcomes.get(result["baseline_run_id"]), outcomes.get(result["candidate_run_id"])
         result["baseline_success"] = None if b is None else b.success
         result["candidate_success"] = None if c is None else c.success

@@ -9,6 +9,7 @@ from reportgen.spend.findings import (
     SpendReport,
     SuiteSpend,
     avoidable_spend,
+    gate_values,
 )
 
 __all__ = [
@@ -19,4 +20,5 @@ __all__ = [
     "SpendReport",
     "SuiteSpend",
     "avoidable_spend",
+    "gate_values",
 ]

@@ -235,3 +235,23 @@ def _finding(row: dict[str, Any]) -> Finding:
         amount=row["amount"],
         explanation=row["explanation"],
     )
+
+
+#: Runs per avoidable_spend call when a gate reads many: the steps of one chunk are staged as
+#: temp tables (about 400 bytes a step), so 10^7 steps at once held ~4 GB.
+GATE_CHUNK_RUNS = 4000
+
+
+def gate_values(
+    con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], chunk: int = GATE_CHUNK_RUNS
+) -> dict[str, float | None]:
+    """``--max-avoidable-cost``'s value of each run (``SpendReport.gate_value``), computed
+    ``chunk`` runs at a time so memory holds one chunk's steps (each chunk reads the child
+    runs its runs name, as one call over every run would)."""
+    ids = sorted(set(run_ids))
+    out: dict[str, float | None] = {}
+    for start in range(0, len(ids), chunk):
+        part = ids[start : start + chunk]
+        report = avoidable_spend(con, part, findings=False)
+        out.update((run_id, report.gate_value(run_id)) for run_id in part)
+    return out

@@ -209,3 +209,17 @@ def test_expensive_subagents_of_a_real_session(tmp_path: Path) -> None:
             assert finding.amount == pytest.approx(shares[step])
             child = next(c for c, s in children if s == step)
             assert finding.detail == child and finding.cost_usd == pytest.approx(costs[child])
+
+
+@needs_data
+def test_gate_values_in_chunks_equal_one_pass(tmp_path: Path) -> None:
+    """The gate reads avoidable spend a few thousand runs at a time (bounded memory); run by
+    run it gives each run the value one call over every run gives, sub-agents included."""
+    from reportgen.spend import gate_values
+
+    files = _files("claude-code") + _files("codex-cli")
+    con = load(tmp_path, *files)
+    ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+    whole = avoidable_spend(con, ids, findings=False)
+    assert any(whole.gate_value(i) for i in ids)  # something to find
+    assert gate_values(con, ids, chunk=1) == {i: whole.gate_value(i) for i in ids}
