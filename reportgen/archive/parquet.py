@@ -12,6 +12,8 @@ DuckDB-file archive runs unchanged (docs/scale.md)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -149,24 +151,32 @@ def open_parquet(
 ) -> duckdb.DuckDBPyConnection:
     """A read-only view of the Parquet archive at ``path``: an in-memory DuckDB connection
     whose archive tables are views over the files the manifest lists (see the module doc)."""
-    from reportgen.archive.connection import damaged, new_session
-
     location = parquet_location(path) or os.fspath(path)
     name = display or os.fspath(path)
     manifest = read_manifest(location, name)
-    con = new_session(name)
-    try:
+    with prepared_session(name) as con:
         if _is_remote(location):
             con.execute("LOAD httpfs")
         attach_tables(con, location, manifest, name)
         check_step_hashes(con, name)
+    return con
+
+
+@contextmanager
+def prepared_session(name: str) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A new session for the archive ``name``, left open when the block succeeds and closed
+    when it fails; a DuckDB error in the block reads as the archive's one-line error."""
+    from reportgen.archive.connection import damaged, new_session
+
+    con = new_session(name)
+    try:
+        yield con
     except duckdb.Error as exc:
         con.close()
         raise damaged(name, exc) from None
     except BaseException:
         con.close()
         raise
-    return con
 
 
 def check_step_hashes(con: duckdb.DuckDBPyConnection, name: str) -> None:

@@ -24,7 +24,7 @@ from urllib.parse import quote, unquote
 import duckdb
 import orjson
 
-from reportgen.archive.connection import SCHEMA_VERSION, in_use, new_session
+from reportgen.archive.connection import SCHEMA_VERSION, in_use
 from reportgen.archive.parquet import (
     MANIFEST,
     NO_PARTITION,
@@ -33,6 +33,7 @@ from reportgen.archive.parquet import (
     attach_tables,
     check_step_hashes,
     empty_manifest,
+    prepared_session,
     quoted,
     read_manifest,
 )
@@ -206,8 +207,7 @@ def ingest_parquet(
 def _writer(location: str, manifest: dict[str, Any], name: str) -> duckdb.DuckDBPyConnection:
     """The writer's session: the archive's tables but steps in memory, their fingerprints
     and the runs as they were (temp tables rg_fp_*, rg_old_runs)."""
-    con = new_session(name)
-    try:
+    with prepared_session(name) as con:
         if manifest["tables"]["archive_info"]:
             con.execute("DELETE FROM archive_info")
         attach_tables(con, location, manifest, name, tables=_LOADED, materialise=True)
@@ -217,14 +217,6 @@ def _writer(location: str, manifest: dict[str, Any], name: str) -> duckdb.DuckDB
         )
         for table in ("runs", "iterations", "outputs"):
             _fingerprint(con, table, "rg_old_runs", f"rg_fp_{table}")
-    except duckdb.Error as exc:
-        con.close()
-        from reportgen.archive.connection import damaged
-
-        raise damaged(name, exc) from None
-    except BaseException:
-        con.close()
-        raise
     return con
 
 
