@@ -96,19 +96,20 @@ def _bad_files(batch: pa.Table, sources: list[SourceFile]) -> list[SourceFile]:
     try:
         _valid_text(batch)
     except pa.ArrowInvalid:
-        bad = [f for f, text in _texts(batch) if not _utf8(text)]
+        bad = {f for f, text in _texts(batch) if not _utf8(text)}
     else:
         with duckdb.connect() as check:
             check.register("records", batch)
             rows = check.execute(
                 "SELECT DISTINCT source_file FROM records WHERE NOT json_valid(content)"
             ).fetchall()
-        bad = [r[0] for r in rows]
-    named = [by_path[f] for f in files if f in set(bad) and f in by_path]
+        bad = {r[0] for r in rows}
+    named = [by_path[f] for f in files if f in bad and f in by_path]
     return named or [by_path[f] for f in files if f in by_path]
 
 
 def _texts(batch: pa.Table) -> list[tuple[str, bytes]]:
+    """Each record's file and raw bytes (text that may not be UTF-8 cannot be read as str)."""
     content = batch["content"].combine_chunks()
     data, offsets = content.buffers()[2], content.buffers()[1]
     ends = np.frombuffer(offsets, dtype=np.int64)[
