@@ -30,7 +30,9 @@ def err() -> Console:
 def print_json(data: Any) -> None:
     """Machine output: strict JSON (non-finite numbers as null), sorted keys, two-space
     indent, UTF-8, encoded by orjson (see reportgen.strict_json); streamed, so a large report
-    is never held as one string, and written in batches of about a megabyte."""
+    is never held as one string, and written in batches of about a megabyte. The pairs of
+    compare/gate are one compact line each, their step_diffs made as text
+    (docs/reading-the-report.md, "--json")."""
     from reportgen.strict_json import iter_json
 
     sys.stdout.flush()

@@ -9,7 +9,8 @@ no Python object per step, and releases the GIL so DuckDB and the other thread k
 * recovery_walk, pair_recovery - the RSR window walk of each sequence, or of both sides of
   each aligned pair;
 * loop_scan - the greedy back-to-back repeat scan of trajectory.loop_blocks, plus stagnancy;
-* diff_lists - the step_diffs dicts of each pair (the only kernel that builds Python objects);
+* diff_lists, step_diffs_json - the step_diffs of each pair, as dicts or as JSON text (the
+  only kernels that build Python objects);
 * place_rows, run_sums, run_folds - where each fetched step row goes in run-then-step order,
   and the per-run sums and left-to-right float folds of the run totals.
 
@@ -407,22 +408,19 @@ def loop_scan(
 
 def diff_lists(
     const int64_t[::1] row_off,
+    const int8_t[::1] kind,
     const int64_t[::1] rows_b,
     const int64_t[::1] rows_c,
-    const int64_t[::1] b_base,
-    const int64_t[::1] c_base,
-    const int64_t[::1] status,
-    const int64_t[::1] payload,
-    const int64_t[::1] sig,
+    const int64_t[::1] action,
     list actions,
     tuple names,
 ):
     """The step_diffs list of every pair: one dict per alignment row, {status, baseline_index,
-    candidate_index, action}; status is names[0] matched (same status and payload), names[1]
-    modified, names[2] added, names[3] removed. Steps of pair p sit at b_base[p] + index and
-    c_base[p] + index in status, payload and sig; actions[sig] names a step."""
+    candidate_index, action}; status is names[kind] (0 matched, 1 modified, 2 added, 3
+    removed), an index below 0 is None, actions[action] names the row's step. Pair p owns rows
+    row_off[p]:row_off[p + 1]."""
     cdef Py_ssize_t pairs = row_off.shape[0] - 1
-    cdef int64_t p, r, bi, ci, gb, gc, kind, longest = 0
+    cdef int64_t p, r, bi, ci, longest = 0
     cdef list out = PyList_New(pairs)
     cdef list rows
     cdef list ints
@@ -439,27 +437,185 @@ def diff_lists(
         for r in range(row_off[p], row_off[p + 1]):
             bi = rows_b[r]
             ci = rows_c[r]
-            gb = b_base[p] + bi
-            gc = c_base[p] + ci
-            if bi < 0:
-                kind = 2
-                action = actions[sig[gc]]
-            elif ci < 0:
-                kind = 3
-                action = actions[sig[gb]]
-            else:
-                kind = 0 if (status[gb] == status[gc] and payload[gb] == payload[gc]) else 1
-                action = actions[sig[gb]]
             row = {
-                "status": names[kind],
+                "status": names[kind[r]],
                 "baseline_index": ints[bi] if bi >= 0 else none,
                 "candidate_index": ints[ci] if ci >= 0 else none,
-                "action": action,
+                "action": actions[action[r]],
             }
             Py_INCREF(row)
             PyList_SET_ITEM(rows, r - row_off[p], row)
         Py_INCREF(rows)
         PyList_SET_ITEM(out, p, rows)
+    return out
+
+
+cdef struct _Buf:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t cap
+
+
+cdef int _reserve(_Buf* buf, Py_ssize_t more) except -1:
+    """Room in ``buf`` for ``more`` bytes past its size."""
+    cdef Py_ssize_t cap = buf.cap
+    cdef char* grown
+    if buf.size + more <= cap:
+        return 0
+    while cap < buf.size + more:
+        cap = cap * 2 if cap else 1 << 16
+    grown = <char*> realloc(buf.data, cap)
+    if grown == NULL:
+        raise MemoryError()
+    buf.data = grown
+    buf.cap = cap
+    return 0
+
+
+cdef int _put(_Buf* buf, const char* text, Py_ssize_t n) except -1:
+    _reserve(buf, n)
+    memcpy(buf.data + buf.size, text, n)
+    buf.size += n
+    return 0
+
+
+cdef int _put_int(_Buf* buf, int64_t value) except -1:
+    """``value`` (>= 0) in decimal."""
+    cdef char digits[24]
+    cdef int n = 0
+    cdef int k
+    if value == 0:
+        return _put(buf, b"0", 1)
+    while value > 0:
+        digits[n] = <char> (48 + value % 10)
+        value //= 10
+        n += 1
+    _reserve(buf, n)
+    for k in range(n):
+        buf.data[buf.size + k] = digits[n - 1 - k]
+    buf.size += n
+    return 0
+
+
+cdef int _put_text(
+    _Buf* buf, const int64_t* off, const unsigned char* data, int64_t row
+) except -1:
+    """Text ``row`` of an Arrow string array (offsets ``off``, bytes ``data``)."""
+    return _put(buf, <const char*> data + off[row], off[row + 1] - off[row])
+
+
+cdef int _put_step(
+    _Buf* buf,
+    int64_t index,
+    int64_t start,
+    int64_t size,
+    const int64_t[::1] slot_row,
+    const int64_t* off,
+    const unsigned char* data,
+    list overrides,
+) except -1:
+    """The step ``index`` of the run whose slots are ``start:start + size``: its text, or
+    ``null`` when it has none; a slot below -1 names overrides[-2 - slot]."""
+    cdef int64_t row
+    cdef bytes text
+    if index < 0 or index >= size:
+        return _put(buf, b"null", 4)
+    row = slot_row[start + index]
+    if row == -1:
+        return _put(buf, b"null", 4)
+    if row < -1:
+        text = overrides[-2 - row]
+        return _put(buf, text, len(text))
+    return _put_text(buf, off, data, row)
+
+
+def step_diffs_json(
+    const int64_t[::1] row_off,
+    const int8_t[::1] kind,
+    const int64_t[::1] rows_b,
+    const int64_t[::1] rows_c,
+    const int64_t[::1] action,
+    list action_json,
+    const int64_t[::1] b_start,
+    const int64_t[::1] b_size,
+    const int64_t[::1] c_start,
+    const int64_t[::1] c_size,
+    const int64_t[::1] slot_row,
+    const int64_t[::1] step_off,
+    const unsigned char[::1] step_data,
+    list overrides,
+    const int64_t[::1] arg_row,
+    const int64_t[::1] arg_off,
+    const unsigned char[::1] arg_data,
+):
+    """The step_diffs array of each pair as compact JSON text (bytes), as diff_lists plus the
+    steps and argument diffs, keys sorted: {action, argument_diff (modified rows only),
+    baseline_index, baseline_step, candidate_index, candidate_step, status}. Pair p (rows
+    row_off[p]:row_off[p + 1]) finds step i of its baseline at slot b_start[p] + i (i below
+    b_size[p]), the candidate's likewise; slot_row[slot] is the step's text row in
+    step_off/step_data (-1 none). The m-th modified row, counted from row_off[0], has the
+    argument diff arg_row[m] of arg_off/arg_data (-1: null). action_json[action[r]]: the
+    row's action as JSON text."""
+    cdef Py_ssize_t pairs = row_off.shape[0] - 1
+    cdef int64_t p, r, k, m = 0
+    cdef bytes act
+    cdef list out = PyList_New(pairs)
+    cdef bytes text
+    cdef _Buf buf
+    cdef const unsigned char* sdata = &step_data[0] if step_data.shape[0] else NULL
+    cdef const unsigned char* adata = &arg_data[0] if arg_data.shape[0] else NULL
+    cdef const char* names[4]
+    cdef Py_ssize_t lens[4]
+    names[0] = b'"matched"}'
+    names[1] = b'"modified"}'
+    names[2] = b'"added"}'
+    names[3] = b'"removed"}'
+    for k in range(4):
+        lens[k] = len(<bytes> names[k])
+    buf.data = NULL
+    buf.size = 0
+    buf.cap = 0
+    try:
+        for p in range(pairs):
+            buf.size = 0
+            _put(&buf, b"[", 1)
+            for r in range(row_off[p], row_off[p + 1]):
+                if r > row_off[p]:
+                    _put(&buf, b",", 1)
+                _put(&buf, b'{"action":', 10)
+                act = action_json[action[r]]
+                _put(&buf, act, len(act))
+                if kind[r] == 1:
+                    _put(&buf, b',"argument_diff":', 17)
+                    if arg_row[m] < 0:
+                        _put(&buf, b"null", 4)
+                    else:
+                        _put_text(&buf, &arg_off[0], adata, arg_row[m])
+                    m += 1
+                _put(&buf, b',"baseline_index":', 18)
+                if rows_b[r] < 0:
+                    _put(&buf, b"null", 4)
+                else:
+                    _put_int(&buf, rows_b[r])
+                _put(&buf, b',"baseline_step":', 17)
+                _put_step(&buf, rows_b[r], b_start[p], b_size[p], slot_row, &step_off[0],
+                          sdata, overrides)
+                _put(&buf, b',"candidate_index":', 19)
+                if rows_c[r] < 0:
+                    _put(&buf, b"null", 4)
+                else:
+                    _put_int(&buf, rows_c[r])
+                _put(&buf, b',"candidate_step":', 18)
+                _put_step(&buf, rows_c[r], c_start[p], c_size[p], slot_row, &step_off[0],
+                          sdata, overrides)
+                _put(&buf, b',"status":', 10)
+                _put(&buf, names[kind[r]], lens[kind[r]])
+            _put(&buf, b"]", 1)
+            text = buf.data[:buf.size]
+            Py_INCREF(text)
+            PyList_SET_ITEM(out, p, text)
+    finally:
+        free(buf.data)
     return out
 
 
