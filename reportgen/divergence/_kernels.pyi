@@ -61,10 +61,11 @@ def step_diffs_json(
     step_off: _I64,
     step_data: npt.NDArray[np.uint8],
     overrides: list[bytes],
-    arg_row: _I64,
-    arg_off: _I64,
-    arg_data: npt.NDArray[np.uint8],
+    args: list[bytes | None],
 ) -> list[bytes]: ...
+def argument_diffs(
+    b_row: _I64, c_row: _I64, text_off: _I64, text_data: npt.NDArray[np.uint8]
+) -> tuple[list[bytes | None], list[int]]: ...
 def place_rows(
     rn: npt.NDArray[np.int32], idx: npt.NDArray[np.int32], off: _I64, pos: _I64
 ) -> bool: ...

@@ -1,11 +1,13 @@
 """The step_diffs of compared pairs as JSON text, for ``compare --json``: no dict per step.
 
-DuckDB writes each step of a batch of runs as JSON text (``sql/diff_steps.sql``) and the
-argument diff of each modified row (``sql/argument_diffs.sql``); the compiled kernel
-``_kernels.step_diffs_json`` joins them into one compact array text per pair, from the rows
-that :func:`reportgen.divergence.metrics.pair_metrics_rows` keeps as arrays. The text parses
+DuckDB writes each step of a batch of runs as JSON text (``sql/diff_steps.sql``); the
+compiled kernels write the argument diff of each modified row from the two input texts
+(``_kernels.argument_diffs``) and join it all into one compact array text per pair
+(``_kernels.step_diffs_json``), from the rows that
+:func:`reportgen.divergence.metrics.pair_metrics_rows` keeps as arrays. The text parses
 to the value the dict path (``compare._attach_steps``) gives, with one difference of form:
-input and output payloads keep the key order they are stored in (the dict path sorts them).
+input and output payloads, and the values of an argument diff, keep the key order they are
+stored in (the dict path sorts them).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from reportgen._sql import load_sql
-from reportgen.archive.connection import define_step_hashes
 from reportgen.divergence import _kernels
 from reportgen.divergence.records import DiffRows, PairRecord
 from reportgen.divergence.reference import argument_diff
@@ -87,11 +88,10 @@ class StepDiffWriter:
         args = self._argument_diffs(table, slot_row, first, size, b_run, c_run, off)
         overrides = self._unusual_steps(table, slot_row, first[rn] + idx)
         step_off, step_data = _buffers(table["step"])
-        arg_row, (arg_off, arg_data) = args
         return _kernels.step_diffs_json(
             off, rows.kind, rows.b, rows.c, rows.action, self.action_json,
             first[b_run], size[b_run], first[c_run], size[c_run], slot_row,
-            step_off, step_data, overrides, arg_row, arg_off, arg_data,
+            step_off, step_data, overrides, args,
         )  # fmt: skip
 
     def _steps(self, runs: list[str]) -> pa.Table:
@@ -125,48 +125,28 @@ class StepDiffWriter:
         b_run: IntArray,
         c_run: IntArray,
         off: IntArray,
-    ) -> tuple[IntArray, tuple[IntArray, npt.NDArray[np.uint8]]]:
-        """Per modified row of the pairs (rows ``off[0]:off[-1]``), the row of its argument
-        diff text (-1: null), and those texts as offsets and bytes."""
+    ) -> list[bytes | None]:
+        """The argument diff text (None: null) of each modified row of the pairs (rows
+        ``off[0]:off[-1]``): compiled (``_kernels.argument_diffs``), the few rows it leaves
+        (values only their canonical form can compare) by reference.argument_diff."""
         lo, hi = int(off[0]), int(off[-1])
         rows = self.rows
         modified = np.flatnonzero(rows.kind[lo:hi] == _MODIFIED) + lo
         pair = np.repeat(np.arange(off.size - 1, dtype=np.int64), np.diff(off))[modified - lo]
 
-        def step_rows(index: IntArray, run: IntArray) -> pa.Array:
+        def step_rows(index: IntArray, run: IntArray) -> IntArray:
             inside = (index >= 0) & (index < size[run])
-            found = np.where(inside, slot_row[np.where(inside, first[run] + index, 0)], -1)
-            return pa.array(found, mask=found < 0)
+            return np.where(inside, slot_row[np.where(inside, first[run] + index, 0)], -1)
 
+        b_row = step_rows(rows.b[modified], b_run[pair])
+        c_row = step_rows(rows.c[modified], c_run[pair])
+        text_off, text_data = _buffers(table["input"])
+        texts, left = _kernels.argument_diffs(b_row, c_row, text_off, text_data)
         inputs = table["input"]
-        b_input = inputs.take(step_rows(rows.b[modified], b_run[pair]))
-        c_input = inputs.take(step_rows(rows.c[modified], c_run[pair]))
-        define_step_hashes(self.con)  # rg_canonical_json
-        self.con.register(
-            "rg_modified",
-            pa.table(
-                {
-                    "m": pa.array(np.arange(modified.size, dtype=np.int64)),
-                    "b_input": b_input,
-                    "c_input": c_input,
-                }
-            ),
-        )
-        try:
-            found = self.con.sql(load_sql("argument_diffs")).to_arrow_table()
-        finally:
-            self.con.unregister("rg_modified")
-        arg_row = np.full(modified.size, -1, dtype=np.int64)
-        arg_row[_ints(found["m"])] = np.arange(found.num_rows, dtype=np.int64)
-        diffs = found["diff"]
-        unusual = np.asarray(found["unusual"].to_numpy(zero_copy_only=False), dtype=bool)
-        if unusual.any():  # encoded again from the parsed inputs, as the dict path does
-            texts: list[str | None] = diffs.to_pylist()
-            for k in np.flatnonzero(unusual).tolist():
-                m = int(found["m"][k].as_py())
-                diff = argument_diff(_loads(b_input[m].as_py()), _loads(c_input[m].as_py()))
-                texts[k] = None if diff is None else dumps_line(diff).decode()
-                if diff is None:
-                    arg_row[m] = -1
-            diffs = pa.chunked_array([pa.array([t or "" for t in texts], pa.string())])
-        return arg_row, _buffers(diffs)
+        for m in left:
+            before, after = (
+                _loads(inputs[int(r)].as_py()) if r >= 0 else None for r in (b_row[m], c_row[m])
+            )
+            diff = argument_diff(before, after)
+            texts[m] = None if diff is None else dumps_line(diff)
+        return texts

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pyarrow as pa
 import pytest
@@ -19,11 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reportgen.archive import connect
+from reportgen.divergence import _kernels
 from reportgen.divergence import compare as compare_module
 from reportgen.divergence.compare import Comparison, compare_labels, compare_pairing, compare_paths
 from reportgen.divergence.metrics import Pair, insert_runs
 from reportgen.divergence.pairing import Pairing
-from reportgen.divergence.reference import Run, Step
+from reportgen.divergence.reference import Run, Step, argument_diff
 from reportgen.resources import shipped_dir
 from reportgen.strict_json import dumps_bytes, iter_json
 
@@ -246,3 +248,68 @@ def test_step_numbers_parse_to_the_same_floats() -> None:
         assert _equal(got, expect)
     finally:
         con.close()
+
+
+# ------------------------------------------------------------------ the argument diff kernel
+
+
+def _kernel_diffs(pairs: list[tuple[str | None, str | None]]) -> tuple[list[Any], list[int]]:
+    """_kernels.argument_diffs of (before, after) input texts (None: no step)."""
+    texts = [t for pair in pairs for t in pair if t is not None]
+    where: dict[int, int] = {}
+    rows: list[list[int]] = [[], []]
+    for pair in pairs:
+        for side, text in enumerate(pair):
+            rows[side].append(-1 if text is None else len(where))
+            if text is not None:
+                where[len(where)] = len(where)
+    data = b"".join(t.encode() for t in texts)
+    off = np.cumsum([0, *(len(t.encode()) for t in texts)], dtype=np.int64)
+    return _kernels.argument_diffs(
+        np.array(rows[0], dtype=np.int64),
+        np.array(rows[1], dtype=np.int64),
+        off,
+        np.frombuffer(data, dtype=np.uint8).copy(),
+    )
+
+
+inputs = st.one_of(
+    st.sampled_from([None, "text", [1], 1.0]),
+    st.dictionaries(
+        st.sampled_from(["x", "y", "é", "a\\u0041"]), st.sampled_from(VALUES), max_size=3
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(inputs, inputs, st.booleans(), st.booleans(), st.booleans()), max_size=8))
+def test_argument_diff_kernel_equals_the_reference(cases: list[Any]) -> None:
+    """Every row the kernel answers equals reference.argument_diff of the parsed inputs (a
+    row it leaves is answered by the reference itself)."""
+    pairs = [
+        (
+            None if gone_b else json.dumps(_spelled(b) if spell else b),
+            None if gone_c else json.dumps(c, separators=(",", ":")),
+        )
+        for b, c, spell, gone_b, gone_c in cases
+    ]
+    texts, left = _kernel_diffs(pairs)
+    for m, (b, c) in enumerate(pairs):
+        if m in left:
+            continue
+        want = argument_diff(
+            None if b is None else json.loads(b), None if c is None else json.loads(c)
+        )
+        got = None if texts[m] is None else orjson.loads(texts[m])
+        assert _equal(got, orjson.loads(dumps_bytes(want))), (b, c)
+
+
+def test_argument_diff_kernel_answers_plain_inputs_itself() -> None:
+    pairs = [('{"path": "a.py", "n": 1}', '{"n": 2, "path": "a.py"}'), ('{"q": "x"}', '{"q": "x"}')]
+    texts, left = _kernel_diffs(pairs)
+    assert left == []
+    assert texts == [b'{"n":{"new_value":2,"old_value":1,"status":"changed"}}', None]
+    _, left = _kernel_diffs(
+        [('{"a": 1}', '{"a": 1.0}'), ('{"a\\u0041": 1}', "{}"), ('{"a": NaN}', "{}")]
+    )
+    assert left == [0, 1, 2]

@@ -7,7 +7,8 @@
 --             input, latency_ms, output, status, tokens_in, tokens_out, type); input and output
 --             are the stored JSON, written compact with their own key order; a non-finite
 --             number is null, as in every --json
---   input     the stored input JSON text (argument_diffs.sql compares two steps' inputs)
+--   input     the stored input JSON text ('null': none), for the argument diffs of
+--             modified rows (reportgen.divergence._kernels.argument_diffs)
 --   unusual   the text may hold what strict JSON has no text for (NaN, Infinity, a number
 --             too large for a float): reportgen.divergence.step_json encodes it again
 WITH texts AS (
@@ -26,7 +27,7 @@ WITH texts AS (
             tokens_out: s.tokens_out,
             type: s.type
         }) AS step,
-        CAST(s.input AS VARCHAR) AS input
+        coalesce(CAST(s.input AS VARCHAR), 'null') AS input
     FROM steps AS s
     INNER JOIN rg_diff_runs AS r ON r.run_id = s.run_id
 )
