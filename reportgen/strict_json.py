@@ -139,6 +139,8 @@ def iter_json(data: Any) -> Iterator[bytes]:
                 text = item if lines else dumps_bytes(item).replace(b"\n", b"\n    ")
                 yield (b"[\n    " if i == 0 else b",\n    ") + text
             yield b"\n  ]"
+        elif isinstance(value, LazyArray):
+            yield b"[]"
         else:
             yield dumps_bytes(value).replace(b"\n", b"\n  ")
     yield b"\n}"

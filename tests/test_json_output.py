@@ -86,6 +86,7 @@ def test_lines_of_a_lazy_array_are_written_one_per_line() -> None:
     text = b"".join(iter_json(data))
     assert text == b'{\n  "pairs": [\n    {"a":1},\n    {"b":[2]}\n  ],\n  "z": [\n    1\n  ]\n}'
     assert json.loads(text) == {"pairs": [{"a": 1}, {"b": [2]}], "z": [1]}
+    assert b"".join(iter_json({"p": LazyArray(lambda: [], 0, lines=True)})) == b'{\n  "p": []\n}'
 
 
 @pytest.mark.parametrize(("value", "_text"), AWKWARD_FLOATS)

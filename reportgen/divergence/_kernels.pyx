@@ -9,8 +9,9 @@ no Python object per step, and releases the GIL so DuckDB and the other thread k
 * recovery_walk, pair_recovery - the RSR window walk of each sequence, or of both sides of
   each aligned pair;
 * loop_scan - the greedy back-to-back repeat scan of trajectory.loop_blocks, plus stagnancy;
-* diff_lists, step_diffs_json - the step_diffs of each pair, as dicts or as JSON text (the
-  only kernels that build Python objects);
+* diff_lists, step_diffs_json - the step_diffs of each pair, as dicts or as JSON text, and
+  argument_diffs - the per-key input diff of modified rows from the two input texts (the only
+  kernels that build Python objects);
 * place_rows, run_sums, run_folds - where each fetched step row goes in run-then-step order,
   and the per-run sums and left-to-right float folds of the run totals.
 

@@ -83,7 +83,7 @@ class Comparison:
             label = {} if self.statistics is None else {"summary": self._label_summary()}
             return {**pair, "thresholds": applied, **extra, **label}
         pairs: list[PairRecord] | LazyArray = self.pairs
-        if self.step_json is not None:
+        if self.step_json is not None and self.pairs:
             lines = partial(_pair_lines, self.pairs, self.step_json)
             pairs = LazyArray(lines, len(self.pairs), lines=True)
         return {

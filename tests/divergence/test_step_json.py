@@ -313,3 +313,14 @@ def test_argument_diff_kernel_answers_plain_inputs_itself() -> None:
         [('{"a": 1}', '{"a": 1.0}'), ('{"a\\u0041": 1}', "{}"), ('{"a": NaN}', "{}")]
     )
     assert left == [0, 1, 2]
+
+
+def test_no_pairs_only_unpaired_runs() -> None:
+    con = connect(None)
+    try:
+        insert_runs(con, {"b": Run((Step("tool", "f"),))})
+        pairing = Pairing([], [])
+        fast = compare_pairing(con, pairing, steps_later=True)
+        assert orjson.loads(_written(fast))["pairs"] == []
+    finally:
+        con.close()
