@@ -136,6 +136,8 @@ class StepDiffWriter:
 
         def step_rows(index: IntArray, run: IntArray) -> IntArray:
             inside = (index >= 0) & (index < size[run])
+            if not slot_row.size:  # no steps read at all
+                return np.full(index.size, -1, dtype=np.int64)
             return np.where(inside, slot_row[np.where(inside, first[run] + index, 0)], -1)
 
         b_row = step_rows(rows.b[modified], b_run[pair])
