@@ -1,5 +1,6 @@
-"""Hatchling build hook: compile the Cython kernels (reportgen/divergence/_kernels.pyx, and the
-JSON nesting scan reportgen/formats/_scan.pyx).
+"""Hatchling build hook: compile the Cython kernels (reportgen/divergence/_kernels.pyx, the
+JSON byte scan reportgen/formats/_scan.pyx and the canonical-JSON check
+reportgen/archive/_canonical.pyx).
 
 A wheel gets the compiled module under reportgen/divergence/ and a platform tag; an editable
 install compiles it in place, next to the .pyx, where the source tree is imported from. A
@@ -20,6 +21,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 EXTENSIONS = {
     "reportgen.divergence._kernels": "reportgen/divergence/_kernels.pyx",
     "reportgen.formats._scan": "reportgen/formats/_scan.pyx",
+    "reportgen.archive._canonical": "reportgen/archive/_canonical.pyx",
 }
 
 

@@ -14,9 +14,13 @@ import re
 from typing import Any
 
 import duckdb
+import numpy as np
 import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 from duckdb.func import PythonUDFType
+
+from reportgen.archive._canonical import already_canonical
 
 #: Name of the DuckDB function (VARCHAR -> VARCHAR) that step_hashes.sql calls.
 FUNCTION = "rg_canonical_json"
@@ -65,9 +69,22 @@ def canonical_text(text: str | None) -> str | None:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _batch(texts: pa.Array) -> pa.Array:
+def _batch(texts: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Canonical texts of a batch: those the compiled check finds canonical already are kept
+    as they are (most stored payloads), only the others go through ``canonical_text``."""
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
+    texts = texts.cast(pa.large_string())
+    _, offsets, data = texts.buffers()
+    ends = np.frombuffer(offsets, dtype=np.int64)[texts.offset : texts.offset + len(texts) + 1]
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    kept = np.frombuffer(already_canonical(raw, np.ascontiguousarray(ends)), dtype=bool)
+    redo = ~kept & texts.is_valid().to_numpy(zero_copy_only=False)
+    if not redo.any():
+        return texts
     canon = canonical_text
-    return pa.array([canon(t) for t in texts.to_pylist()], type=pa.string())
+    fixed = [canon(t) for t in texts.filter(pa.array(redo)).to_pylist()]
+    return pc.replace_with_mask(texts, pa.array(redo), pa.array(fixed, pa.large_string()))
 
 
 def register_canonical(con: duckdb.DuckDBPyConnection) -> None:

@@ -244,13 +244,15 @@ def in_use(name: str, pid: str | None) -> InputError:
 
 
 def _open(target: str, read_only: bool, name: str) -> duckdb.DuckDBPyConnection:
-    """A session on ``target`` in UTC, with the step hash macros defined."""
+    """A session on ``target`` in UTC, with the step hash macros defined. DuckDB's own
+    progress bar stays off: the CLI draws its own (rich), and --quiet means quiet."""
     try:
         con = duckdb.connect(target, read_only=read_only)
     except duckdb.Error as exc:
         raise damaged(name, exc) from None
     try:
         con.execute("SET TimeZone = 'UTC'")
+        con.execute("SET enable_progress_bar = false")
         define_step_hashes(con)
     except duckdb.Error as exc:
         con.close()

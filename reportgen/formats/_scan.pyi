@@ -1,12 +1,16 @@
-"""Types of the compiled JSON nesting scan (_scan.pyx)."""
+"""Types of the compiled JSON byte scan (_scan.pyx)."""
 
-def scan_block(
-    block: bytes,
-    lines: bool,
-    max_depth: int,
-    depth: int,
-    in_string: bool,
-    escaped: bool,
-    ended: bool,
-    line: int,
-) -> tuple[int, int, int, bool, bool, bool, int]: ...
+class Scan:
+    max_depth: int
+    depth: int
+    line: int
+    lines: bool
+    in_string: bool
+    escaped: bool
+    ended: bool
+    non_finite: bool
+    duplicate: tuple[int, bytes] | None
+    def __init__(self, lines: bool, max_depth: int) -> None: ...
+    def feed(self, block: bytes) -> tuple[int, int]: ...
+    def first_keys(self) -> tuple[bytes, ...] | None: ...
+    def step_keys(self) -> tuple[bytes, ...] | None: ...

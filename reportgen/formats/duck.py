@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import defaultdict
 
 import duckdb
+import numpy as np
+import pyarrow as pa
 
 from reportgen.errors import InputError
 from reportgen.formats.base import StageOptions
 from reportgen.formats.diagnose import ExtraCheck, first_problem
+from reportgen.formats.records import RECORDS_SCHEMA, record_batches
 from reportgen.formats.source import SourceFile
 
 _DUCK_WHERE = re.compile(
@@ -47,6 +51,88 @@ def read_or_explain(
         except duckdb.Error as exc:
             raise explain(exc, group, schema, extra) from None
         created = True
+
+
+def parse_records(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    select_sql: str,
+    sources: list[SourceFile],
+    schema: str,
+    extra: ExtraCheck | None = None,
+) -> None:
+    """Create temp ``table`` from ``select_sql`` over the Arrow table ``stage_<...>_records``
+    it names (see reportgen.formats.records), fed batch by batch with the records of all
+    sources; on a parse error, explain it by file and line."""
+    registered = _records_name(select_sql)
+    con.register(registered, RECORDS_SCHEMA.empty_table())
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select_sql}")
+    finally:
+        con.unregister(registered)
+    for batch in record_batches(sources):
+        con.register(registered, batch)
+        try:
+            _valid_text(batch)
+            con.execute(f"INSERT INTO {table} BY NAME {select_sql}")
+        except (duckdb.Error, pa.ArrowInvalid) as exc:
+            raise explain(exc, _bad_files(batch, sources), schema, extra) from None
+        finally:
+            with contextlib.suppress(duckdb.Error):  # void after an error: nothing to drop
+                con.unregister(registered)
+
+
+def _valid_text(batch: pa.Table) -> None:
+    """Raise ArrowInvalid when a record is not UTF-8 (DuckDB expects valid text)."""
+    batch["content"].validate(full=True)
+
+
+def _bad_files(batch: pa.Table, sources: list[SourceFile]) -> list[SourceFile]:
+    """The sources of ``batch`` whose records DuckDB cannot parse as JSON, in load order (all
+    of the batch's sources when none is found so). Asked of a connection of its own: the
+    load's transaction is void after the error."""
+    by_path = {str(s.path): s for s in sources}
+    files = list(dict.fromkeys(batch["source_file"].to_pylist()))
+    try:
+        _valid_text(batch)
+    except pa.ArrowInvalid:
+        bad = [f for f, text in _texts(batch) if not _utf8(text)]
+    else:
+        with duckdb.connect() as check:
+            check.register("records", batch)
+            rows = check.execute(
+                "SELECT DISTINCT source_file FROM records WHERE NOT json_valid(content)"
+            ).fetchall()
+        bad = [r[0] for r in rows]
+    named = [by_path[f] for f in files if f in set(bad) and f in by_path]
+    return named or [by_path[f] for f in files if f in by_path]
+
+
+def _texts(batch: pa.Table) -> list[tuple[str, bytes]]:
+    content = batch["content"].combine_chunks()
+    data, offsets = content.buffers()[2], content.buffers()[1]
+    ends = np.frombuffer(offsets, dtype=np.int64)[
+        content.offset : content.offset + len(content) + 1
+    ]
+    raw = memoryview(data)
+    files = batch["source_file"].to_pylist()
+    return [(files[i], bytes(raw[ends[i] : ends[i + 1]])) for i in range(len(files))]
+
+
+def _utf8(text: bytes) -> bool:
+    try:
+        text.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _records_name(select_sql: str) -> str:
+    """The records table a parse query reads (one name, ``stage_<format>_records``)."""
+    names = set(re.findall(r"\bstage_\w+_records\b", select_sql))
+    if len(names) != 1:
+        raise ValueError(f"a parse query reads one stage_<format>_records table, not {names}")
+    return str(names.pop())
 
 
 def explain(

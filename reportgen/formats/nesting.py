@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reportgen.formats._scan import scan_block
+from reportgen.formats._scan import Scan
 
 MAX_DEPTH = 200
 """Deepest nesting of objects and arrays accepted in one record (the record itself is 1)."""
@@ -34,26 +34,13 @@ class NestingScanner:
     def __init__(self, lines: bool, max_depth: int = MAX_DEPTH) -> None:
         self.lines = lines
         self.max_depth = max_depth
-        self.depth = 0
-        self.in_string = False
-        self.escaped = False  # the last byte was a backslash inside a string
-        self.ended = False  # the top-level value of a document has closed
-        self.line = 1
+        self.scan = Scan(lines, max_depth)
 
     def feed(self, block: bytes) -> NestingProblem | None:
         """Scan the next block; the first problem found, else None."""
         if not block:
             return None
-        problem, at, self.depth, self.in_string, self.escaped, self.ended, self.line = scan_block(
-            block,
-            self.lines,
-            self.max_depth,
-            self.depth,
-            self.in_string,
-            self.escaped,
-            self.ended,
-            self.line,
-        )
+        problem, at = self.scan.feed(block)
         if problem == 1:
             return NestingProblem(
                 at, f"nested more than {self.max_depth} levels deep (objects and arrays)"

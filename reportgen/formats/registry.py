@@ -66,8 +66,10 @@ def adapters() -> tuple[Format, ...]:
 
 
 @cache
+@cache
 def all_formats() -> tuple[Format, ...]:
-    """Every known format, in detection order: native ones first, then plug-ins."""
+    """Every known format, in detection order: native ones first, then plug-ins (looked up
+    once per process: detection asks for every file)."""
     found: list[Format] = [*native_formats(), *adapters()]
     for entry in entry_points(group="reportgen.formats"):
         found.append(entry.load()())
@@ -94,11 +96,11 @@ def detect_format(source: SourceFile) -> Format:
     """The first format that recognises ``source``, or an InputError naming those tried. A
     native match gives way to a built-in adapter that recognises the file by its signature."""
     for fmt in all_formats():
+        certain = getattr(fmt, "certain", None)
+        if certain is not None and certain(source):
+            return fmt  # only native fields: no adapter's signature can be there
         if fmt.detect(source):
             if fmt in native_formats():
-                certain = getattr(fmt, "certain", None)
-                if certain is not None and certain(source):
-                    return fmt  # only native fields: no adapter's signature can be there
                 return next((a for a in adapters() if a.detect(source)), fmt)
             return fmt
     tried = ", ".join(f.name for f in all_formats())

@@ -35,6 +35,12 @@ class SourceFile:
     content_hash: str
     head: bytes
     lines: bool  # JSON Lines (.jsonl) rather than one JSON document
+    #: The first record's top-level keys and the distinct keys of the objects in its
+    #: top-level ``steps`` list, as the byte scan saw them (None: not so, or not kept).
+    first_keys: frozenset[str] | None = None
+    step_keys: frozenset[str] | None = None
+    #: (line, key) of the first top-level key a record repeats.
+    duplicate_key: tuple[int, str] | None = None
 
     @property
     def compressed(self) -> bool:
@@ -151,7 +157,8 @@ def _open_raw(path: Path, display: str) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def _open(path: Path, display: str) -> BinaryIO:
+def open_source(path: Path, display: str) -> BinaryIO:
+    """``path`` for reading as bytes, inflated when it is gzip (never blocking; see _open_raw)."""
     raw = _open_raw(path, display)
     if path.name.endswith(".gz"):
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
@@ -161,9 +168,9 @@ def _open(path: Path, display: str) -> BinaryIO:
 def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     """Hash a file and check what DuckDB would let through silently: emptiness, a byte-order
     mark, records longer than ``max_record_bytes`` (a .jsonl line, or a whole document: checked
-    while streaming, so a gzip bomb stops at the limit), nesting deeper than ``MAX_DEPTH``, and
-    a second document in a .json file. An uncompressed file is read once (hashed as it is
-    checked)."""
+    while streaming, so a gzip bomb stops at the limit), nesting deeper than ``MAX_DEPTH``, a
+    second document in a .json file, NaN and Infinity. An uncompressed file is read once
+    (hashed as it is checked); the same byte scan notes the keys detection asks about."""
     lines = path.name.endswith((".jsonl", ".jsonl.gz"))
     document = not lines and not path.name.endswith(".eval")
     compressed = path.name.endswith(".gz")
@@ -179,12 +186,10 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     total = 0
     line_no = 1
     line_len = 0
-    tail = b""
-    suspicious = False
     # An .eval zip holds many records (samples); its adapter checks each against the limit.
     nesting = NestingScanner(lines) if not path.name.endswith(".eval") else None
     try:
-        with _open(path, display) as stream:
+        with open_source(path, display) as stream:
             for block in iter(lambda: stream.read(CHUNK), b""):
                 if not compressed:  # hashed in the same pass as it is checked
                     digest.update(block)
@@ -196,9 +201,6 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
                         display,
                         f"document is over the {_mb(max_record_bytes)} limit per record (--max-record-mb)",
                     )
-                window = tail + block
-                suspicious = suspicious or b"NaN" in window or b"Infinity" in window
-                tail = block[-8:]
                 if lines:
                     line_no, line_len = _longest_line(
                         block, line_no, line_len, max_record_bytes, display
@@ -216,20 +218,39 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
         )
     if not head.strip():
         raise InputError(display, "empty file")
-    if suspicious:
+    if nesting is None:
+        return SourceFile(path, display, os.path.getsize(path), digest.hexdigest(), head, lines)
+    scan = nesting.scan
+    if scan.non_finite:
         _refuse_non_finite(path, display, lines)
-    return SourceFile(path, display, os.path.getsize(path), digest.hexdigest(), head, lines)
+    return SourceFile(
+        path,
+        display,
+        os.path.getsize(path),
+        digest.hexdigest(),
+        head,
+        lines,
+        first_keys=_keys(scan.first_keys()),
+        step_keys=_keys(scan.step_keys()),
+        duplicate_key=None
+        if scan.duplicate is None
+        else (scan.duplicate[0], scan.duplicate[1].decode("utf-8", "replace")),
+    )
+
+
+def _keys(raw: tuple[bytes, ...] | None) -> frozenset[str] | None:
+    return None if raw is None else frozenset(k.decode("utf-8", "replace") for k in raw)
 
 
 def _refuse_non_finite(path: Path, display: str, lines: bool) -> None:
-    """DuckDB accepts NaN and Infinity anywhere in JSON; standard JSON does not. Files whose
-    bytes mention them (rare: usually inside a string) get a strict parse to tell which."""
+    """DuckDB accepts NaN and Infinity anywhere in JSON; standard JSON does not. Files with a
+    bare N or I outside strings (the byte scan tells) get a strict parse to tell which."""
     import json
 
     def refuse(name: str) -> float:
         raise ValueError(f"{name} is not valid JSON (numbers must be finite)")
 
-    with _open(path, display) as stream:
+    with open_source(path, display) as stream:
         records = enumerate(stream, start=1) if lines else [(1, stream.read())]
         for number, raw in records:
             try:

@@ -77,7 +77,7 @@ def test_bomb_inflation_stops_at_the_limit(
 
     path = bomb(tmp_path / name, 50)
     inflated = [0]
-    real_open = source._open
+    real_open = source.open_source
 
     class Counting:
         def __init__(self, stream: BinaryIO) -> None:
@@ -94,7 +94,7 @@ def test_bomb_inflation_stops_at_the_limit(
         def __exit__(self, *exc: object) -> None:
             self.stream.close()
 
-    monkeypatch.setattr(source, "_open", lambda p, d: Counting(real_open(p, d)))
+    monkeypatch.setattr(source, "open_source", lambda p, d: Counting(real_open(p, d)))
     with pytest.raises(InputError, match="limit per record"):
         source.measure(path, str(path), 1 << 20)
     assert inflated[0] <= (1 << 20) + 2 * source.CHUNK

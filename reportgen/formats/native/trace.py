@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 import duckdb
 
 from reportgen._sql import load_sql
+from reportgen.errors import InputError
 from reportgen.formats.base import Marked, StageOptions, first_record
-from reportgen.formats.diagnose import load_schema
+from reportgen.formats.diagnose import first_problem, load_schema
 from reportgen.formats.diagnose import parents_precede as _parents_precede
-from reportgen.formats.duck import read_or_explain, run_checks
+from reportgen.formats.duck import parse_records, run_checks
 from reportgen.formats.source import SourceFile
 
 _STEPS_KEY = Marked(rb'"steps"\s*:\s*\[')
@@ -33,30 +33,20 @@ class NativeTrace:
 
     def certain(self, source: SourceFile) -> bool:
         """True when the first record holds only the schema's run and step fields (a steps
-        list included): no other format's file looks like that, so detection stops here
-        rather than asking every adapter whether it recognises the file."""
-        record = first_record(source)
-        if isinstance(record, list) and record:
-            record = record[0]
-        if not isinstance(record, dict) or not isinstance(record.get("steps"), list):
+        list included), as the byte scan of ``measure`` saw its keys: no other format's file
+        looks like that, so detection stops here rather than asking every adapter whether it
+        recognises the file (and nothing is parsed)."""
+        if source.first_keys is None or source.step_keys is None:
             return False
         run_fields, step_fields = _fields()
-        if not record.keys() <= run_fields:
-            return False
-        steps: list[Any] = record["steps"]
-        return all(isinstance(s, dict) and s.keys() <= step_fields for s in steps)
+        return source.first_keys <= run_fields and source.step_keys <= step_fields
 
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
     ) -> None:
-        read_or_explain(
-            con,
-            "stage_trace_raw",
-            load_sql("trace_read"),
-            sources,
-            options,
-            self.schema,
-            _parents_precede,
+        _refuse_duplicate_keys(sources, self.schema)
+        parse_records(
+            con, "stage_trace_raw", load_sql("trace_read"), sources, self.schema, _parents_precede
         )
         self._check(con, "trace_check_runs", sources)
         con.execute(load_sql("trace_runs"))
@@ -75,6 +65,17 @@ class NativeTrace:
 
     def _check(self, con: duckdb.DuckDBPyConnection, check: str, sources: list[SourceFile]) -> None:
         run_checks(con, load_sql(check), sources, self.schema, _parents_precede)
+
+
+def _refuse_duplicate_keys(sources: list[SourceFile], schema: str) -> None:
+    """A record may not repeat a top-level key (DuckDB's parser would keep the first)."""
+    for source in sources:
+        if source.duplicate_key is not None:
+            problem = first_problem(source.path, source.display, source.lines, schema)
+            line, key = source.duplicate_key
+            raise problem or InputError(
+                source.display, f'invalid JSON: duplicate key "{key}"', line=line
+            )
 
 
 @cache

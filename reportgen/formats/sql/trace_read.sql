@@ -1,22 +1,21 @@
--- trace_read: the raw runs of native trace files $files, every field still JSON so that types
--- can be checked exactly (read_json would turn "12" into 12 and 1.5 into 2).
--- Grain: one row per run, with rid = its row number + $offset.
--- Needs: no table; parameters $files, $format, $max_object_size, $offset (passed by
---   reportgen.formats.duck.read_or_explain, which stores the rows as temp table
---   stage_trace_raw for NativeTrace.stage).
+-- trace_read: the raw runs of native trace records, every field still JSON so that types
+-- can be checked exactly (a cast would turn "12" into 12 and 1.5 into 2).
+-- Grain: one row per run, in file order (a document that is an array gives a run per item).
+-- Needs: the Arrow table stage_trace_records (source_file, many, content: one JSON record per
+--   row, from reportgen.formats.records.record_batches, registered by NativeTrace.stage, which
+--   stores these rows in temp table stage_trace_raw; its rowid is the run's rid).
 -- Steps stay a list of JSON values, split into fields by trace_steps.sql: twice as fast as
 -- reading them as a list of structs, which DuckDB materialises field by field.
-SELECT row_number() OVER () + $offset AS rid, *
-FROM read_json(
-    $files,
-    format = $format,
-    filename = 'source_file',
-    maximum_object_size = $max_object_size,
-    columns = {
-        'run_id': 'JSON', 'task_id': 'JSON', 'label': 'JSON', 'suite': 'JSON', 'batch': 'JSON',
-        'trial': 'JSON', 'started_at': 'JSON', 'meta': 'JSON', 'output': 'JSON',
-        'success': 'JSON', 'reward': 'JSON', 'tokens_in': 'JSON', 'tokens_out': 'JSON',
-        'cost_usd': 'JSON', 'latency_ms': 'JSON',
-        'steps': 'JSON[]'
-    }
+WITH records AS (
+    SELECT source_file, content FROM stage_trace_records WHERE NOT many
+    UNION ALL
+    SELECT source_file, unnest(json_extract(content, '$[*]')) FROM stage_trace_records WHERE many
 )
+SELECT unnest(json_transform(content, '{
+    "run_id": "JSON", "task_id": "JSON", "label": "JSON", "suite": "JSON", "batch": "JSON",
+    "trial": "JSON", "started_at": "JSON", "meta": "JSON", "output": "JSON",
+    "success": "JSON", "reward": "JSON", "tokens_in": "JSON", "tokens_out": "JSON",
+    "cost_usd": "JSON", "latency_ms": "JSON",
+    "steps": "JSON[]"
+}')), source_file
+FROM records

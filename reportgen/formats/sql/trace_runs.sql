@@ -9,7 +9,7 @@
 -- loader assigns it over the whole load (reportgen/ingest/default_batches.sql).
 CREATE OR REPLACE TEMP TABLE stage_trace_runs AS
 SELECT
-    r.rid,
+    r.rowid AS rid,
     coalesce(rg_text(r.run_id),
              rg_text(r.task_id) || '-' || substr(md5(concat_ws('|',
                  parse_filename(r.source_file), r.task_id, r.label, r.suite, r.batch, r.trial,

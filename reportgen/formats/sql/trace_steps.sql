@@ -6,52 +6,83 @@
 --   macros rg_absent, rg_keys, rg_text, rg_bad_text, rg_bad_any_text, rg_bad_count,
 --   rg_bad_amount, rg_bad_time (macros.sql).
 -- `problem` names the first field a step breaks (NULL when it breaks none), and
--- trace_check_steps.sql reports those. Bad values are read with TRY_CAST so that a bad step
--- is reported, never a cast error.
+-- trace_check_steps.sql reports those. Each step is parsed into typed values once, with the
+-- JSON type of every field (one json_type call over a list of paths): a step whose types and
+-- values are all as the schema wants is fine as it stands; only the others go through the
+-- field-by-field rules (the rg_bad_* macros), which name the first field broken. Values of a
+-- bad step are never stored: the load stops (or, with --skip-invalid, drops its file).
 INSERT INTO stage_steps BY NAME
 WITH items AS (
-    SELECT rid, unnest(steps) AS step, generate_subscripts(steps, 1) - 1 AS idx
+    SELECT rowid AS rid, unnest(steps) AS step, generate_subscripts(steps, 1) - 1 AS idx
     FROM stage_trace_raw
 ),
-raw AS (
-    SELECT rid, idx, json_type(step) AS kind, unnest(json_transform(step, '{
-        "type": "JSON", "action": "JSON", "status": "JSON", "input": "JSON", "output": "JSON",
-        "tokens_in": "JSON", "tokens_out": "JSON", "cost_usd": "JSON", "latency_ms": "JSON",
-        "started_at": "JSON", "parent": "JSON", "error": "JSON"
-    }'))
+parsed AS (
+    SELECT rid, idx, step, json_type(step) AS kind,
+        json_type(step, [
+            '$.type', '$.action', '$.status', '$.tokens_in', '$.tokens_out', '$.cost_usd',
+            '$.latency_ms', '$.started_at', '$.parent', '$.error', '$.input', '$.output'
+        ]) AS t,
+        json_transform(step, '{
+            "type": "VARCHAR", "action": "VARCHAR", "status": "VARCHAR", "input": "JSON",
+            "output": "JSON", "tokens_in": "BIGINT", "tokens_out": "BIGINT",
+            "cost_usd": "DOUBLE", "latency_ms": "DOUBLE", "started_at": "VARCHAR",
+            "parent": "BIGINT", "error": "VARCHAR"
+        }') AS v
     FROM items
 )
 SELECT
     r.run_id,
     CAST(s.idx AS INTEGER) AS idx,
-    s.type ->> '$' AS type,
-    s.action ->> '$' AS action,
-    CASE WHEN rg_absent(s.input) THEN NULL ELSE s.input END AS input,
-    rg_keys(s.input) AS input_keys,
-    CASE WHEN rg_absent(s.output) THEN NULL ELSE s.output END AS output,
-    CASE WHEN (s.status ->> '$') = 'success' THEN 'ok' ELSE s.status ->> '$' END AS status,
-    TRY_CAST(s.tokens_in AS BIGINT) AS tokens_in,
-    TRY_CAST(s.tokens_out AS BIGINT) AS tokens_out,
-    TRY_CAST(s.cost_usd AS DOUBLE) AS cost_usd,
-    TRY_CAST(s.latency_ms AS DOUBLE) AS latency_ms,
-    TRY_CAST(s.started_at ->> '$' AS TIMESTAMPTZ) AS started_at,
-    TRY_CAST(s.parent AS INTEGER) AS parent,
-    rg_text(s.error) AS error,
+    v.type,
+    v.action,
+    CASE WHEN coalesce(t[11], 'NULL') = 'NULL' THEN NULL ELSE v.input END AS input,
+    CASE WHEN t[11] = 'OBJECT' THEN list_sort(json_keys(v.input)) ELSE []::VARCHAR[] END
+        AS input_keys,
+    CASE WHEN coalesce(t[12], 'NULL') = 'NULL' THEN NULL ELSE v.output END AS output,
+    CASE WHEN v.status = 'success' THEN 'ok' ELSE v.status END AS status,
+    v.tokens_in,
+    v.tokens_out,
+    v.cost_usd,
+    v.latency_ms,
+    TRY_CAST(v.started_at AS TIMESTAMPTZ) AS started_at,
+    TRY_CAST(v.parent AS INTEGER) AS parent,
+    v.error,
     CASE
-        WHEN s.kind IS DISTINCT FROM 'OBJECT' THEN 'object'
-        WHEN rg_absent(s.type) OR rg_bad_text(s.type) THEN 'type'
-        WHEN rg_absent(s.action) OR rg_bad_text(s.action) THEN 'action'
-        WHEN rg_absent(s.status) OR json_type(s.status) <> 'VARCHAR'
-             OR (s.status ->> '$') NOT IN ('ok', 'success', 'error', 'retry', 'abandoned')
-            THEN 'status'
-        WHEN rg_bad_count(s.tokens_in) THEN 'tokens_in'
-        WHEN rg_bad_count(s.tokens_out) THEN 'tokens_out'
-        WHEN rg_bad_amount(s.cost_usd) THEN 'cost_usd'
-        WHEN rg_bad_amount(s.latency_ms) THEN 'latency_ms'
-        WHEN rg_bad_time(s.started_at) THEN 'started_at'
-        WHEN rg_bad_count(s.parent) OR (NOT rg_absent(s.parent) AND TRY_CAST(s.parent AS BIGINT) >= s.idx)
-            THEN 'parent'
-        WHEN rg_bad_any_text(s.error) THEN 'error'
+        WHEN coalesce(
+            kind = 'OBJECT'
+            AND t[1] = 'VARCHAR' AND v.type <> ''
+            AND t[2] = 'VARCHAR' AND v.action <> ''
+            AND t[3] = 'VARCHAR' AND v.status IN ('ok', 'success', 'error', 'retry', 'abandoned')
+            AND (coalesce(t[4], 'NULL') = 'NULL' OR (t[4] = 'UBIGINT' AND v.tokens_in IS NOT NULL))
+            AND (coalesce(t[5], 'NULL') = 'NULL' OR (t[5] = 'UBIGINT' AND v.tokens_out IS NOT NULL))
+            AND (coalesce(t[6], 'NULL') = 'NULL'
+                 OR (t[6] IN ('UBIGINT', 'DOUBLE') AND isfinite(v.cost_usd) AND v.cost_usd >= 0))
+            AND (coalesce(t[7], 'NULL') = 'NULL'
+                 OR (t[7] IN ('UBIGINT', 'DOUBLE') AND isfinite(v.latency_ms) AND v.latency_ms >= 0))
+            AND (coalesce(t[8], 'NULL') = 'NULL'
+                 OR (t[8] = 'VARCHAR' AND TRY_CAST(v.started_at AS TIMESTAMPTZ) IS NOT NULL))
+            AND (coalesce(t[9], 'NULL') = 'NULL' OR (t[9] = 'UBIGINT' AND v.parent < s.idx))
+            AND coalesce(t[10], 'NULL') IN ('NULL', 'VARCHAR'),
+            false
+        ) THEN NULL
+        ELSE CASE  -- the first field broken, by the field-by-field rules
+            WHEN kind IS DISTINCT FROM 'OBJECT' THEN 'object'
+            WHEN rg_absent(step -> '$.type') OR rg_bad_text(step -> '$.type') THEN 'type'
+            WHEN rg_absent(step -> '$.action') OR rg_bad_text(step -> '$.action') THEN 'action'
+            WHEN rg_absent(step -> '$.status') OR json_type(step -> '$.status') <> 'VARCHAR'
+                 OR (step ->> '$.status') NOT IN ('ok', 'success', 'error', 'retry', 'abandoned')
+                THEN 'status'
+            WHEN rg_bad_count(step -> '$.tokens_in') THEN 'tokens_in'
+            WHEN rg_bad_count(step -> '$.tokens_out') THEN 'tokens_out'
+            WHEN rg_bad_amount(step -> '$.cost_usd') THEN 'cost_usd'
+            WHEN rg_bad_amount(step -> '$.latency_ms') THEN 'latency_ms'
+            WHEN rg_bad_time(step -> '$.started_at') THEN 'started_at'
+            WHEN rg_bad_count(step -> '$.parent')
+                 OR (NOT rg_absent(step -> '$.parent')
+                     AND TRY_CAST(step -> '$.parent' AS BIGINT) >= idx)
+                THEN 'parent'
+            WHEN rg_bad_any_text(step -> '$.error') THEN 'error'
+        END
     END AS problem
-FROM raw AS s
+FROM parsed AS s
 JOIN stage_trace_runs AS r ON r.rid = s.rid

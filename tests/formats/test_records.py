@@ -1,0 +1,58 @@
+"""``record_batches`` gives each file's records as Python would split them: a ``.json``
+document whole (``many`` when it is an array), each non-blank line of a ``.jsonl`` file (gzip
+inflated), in file order, whatever the batch size."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reportgen.formats.records import record_batches
+from reportgen.formats.source import measure
+
+line = st.sampled_from(['{"a": 1}', '{"b": "x y"}', "", "   ", "\t", "[1, 2]", '{"c": "\\n"}\r'])
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([".json", ".jsonl", ".jsonl.gz"]),
+            st.lists(line, min_size=1, max_size=6),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.integers(1, 64),
+)
+def test_records_as_python_splits_them(
+    tmp_path: Path, files: list[tuple[str, list[str]]], chunk: int
+) -> None:
+    sources, want = [], []
+    for n, (suffix, lines) in enumerate(files):
+        path = tmp_path / f"f{n}{suffix}"
+        if suffix == ".json":  # one document, white space around it
+            doc = next((x for x in lines if x.strip()), '{"a": 1}').strip()
+            text = f"\n {doc}\n\n"
+            data = text.encode()
+            want.append((str(path), doc.startswith("["), text))
+        else:
+            if not any(x.strip() for x in lines):
+                lines = [*lines, '{"a": 1}']
+            data = ("\n".join(lines) + "\n").encode()
+            want += [(str(path), False, x + "\n") for x in lines if x.strip()]
+        path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+        sources.append(measure(path, path.name, 1 << 20))
+    got = [
+        row
+        for table in record_batches(sources, chunk_bytes=chunk)
+        for row in zip(
+            *(table[c].to_pylist() for c in ("source_file", "many", "content")), strict=True
+        )
+    ]
+    assert got == want
