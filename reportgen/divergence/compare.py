@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -142,11 +143,17 @@ class Comparison:
 
 def _pair_lines(pairs: list[PairRecord], writer: StepDiffWriter) -> Iterator[bytes]:
     """Each pair as one compact JSON line with its step_diffs, STEP_BATCH pairs' steps read
-    at a time."""
-    for start in range(0, len(pairs), STEP_BATCH):
-        stop = min(start + STEP_BATCH, len(pairs))
-        for pair, text in zip(pairs[start:stop], writer.texts(start, stop), strict=True):
-            yield dumps_line(pair, {"step_diffs": text})
+    at a time: the next batch is read (DuckDB, on another thread) while this one is written.
+    Only that thread uses the connection meanwhile."""
+    bounds = [*range(0, len(pairs), STEP_BATCH), len(pairs)]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-steps") as reader:
+        reading = reader.submit(writer.texts, bounds[0], bounds[1])
+        for k in range(len(bounds) - 1):
+            texts = reading.result()
+            if k + 2 < len(bounds):
+                reading = reader.submit(writer.texts, bounds[k + 1], bounds[k + 2])
+            for pair, text in zip(pairs[bounds[k] : bounds[k + 1]], texts, strict=True):
+                yield dumps_line(pair, {"step_diffs": text})
 
 
 class Engine(Protocol):
