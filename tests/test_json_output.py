@@ -26,6 +26,7 @@ AWKWARD_FLOATS = [
     (2.5e-05, "0.000025"),
     (1e-07, "1e-7"),
     (0.1, "0.1"),
+    (0.1 + 0.2, "0.30000000000000004"),
     (100.0, "100.0"),
     (-0.0, "-0.0"),
     (1e15, "1000000000000000.0"),
@@ -69,6 +70,12 @@ def test_awkward_float_text_is_pinned(value: float, text: str) -> None:
 def test_one_line_json_writes_floats_as_the_indented(value: float, text: str) -> None:
     """A pair of compare --json is one compact line: reportgen's numbers in the same text."""
     assert dumps_line({"x": [value]}).decode() == f'{{"x":[{text}]}}'
+
+
+def test_one_line_json_writes_large_integers_exactly() -> None:
+    assert dumps_line({"a": 2**63 - 1, "b": -(2**63)}) == (
+        b'{"a":9223372036854775807,"b":-9223372036854775808}'
+    )
 
 
 def test_one_line_json_sorts_keys_and_keeps_raw_text() -> None:

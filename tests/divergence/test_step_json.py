@@ -324,3 +324,40 @@ def test_no_pairs_only_unpaired_runs() -> None:
         assert orjson.loads(_written(fast))["pairs"] == []
     finally:
         con.close()
+
+
+def _number_texts(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """(path, text) of every number of a value parsed with numbers kept as their text."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _number_texts(v, f"{path}/{k}")
+    elif isinstance(value, list):
+        for n, v in enumerate(value):
+            yield from _number_texts(v, f"{path}/{n}")
+    elif isinstance(value, _Text):
+        yield path, str(value)
+
+
+class _Text(str):
+    """A number's text as written."""
+
+
+def test_own_numbers_written_as_before(demo_db: Path) -> None:
+    """Every number reportgen computes (metrics, totals, deltas, summary) has the same text in
+    the one-line pairs as in the indented encoding of the dict path."""
+    con = connect(demo_db, read_only=True)
+    try:
+        oracle = dumps_bytes(compare_labels(con, "baseline", "candidate").to_json())
+        fast = _written(compare_labels(con, "baseline", "candidate", steps_later=True))
+    finally:
+        con.close()
+
+    def numbers(text: bytes) -> list[tuple[str, str]]:
+        value = json.loads(text, parse_float=_Text, parse_int=_Text)
+        for pair in value["pairs"]:
+            pair.pop("step_diffs")
+        return list(_number_texts(value))
+
+    found = numbers(fast)
+    assert found == numbers(oracle)
+    assert any("e" in text or "." in text for _, text in found)
