@@ -40,7 +40,7 @@ cdef class Scan:
     cdef int n_first_top
     cdef char steps[STEPMAX][KEYMAX]
     cdef int steps_len[STEPMAX]
-    cdef int n_steps
+    cdef int n_steps, step_hint
 
     def __init__(self, bint lines, long max_depth):
         self.lines = lines
@@ -60,8 +60,19 @@ cdef class Scan:
         cdef bint in_string = self.in_string, escaped = self.escaped
         cdef bint capturing = self.capturing
         cdef long depth = self.depth
-        for i in range(n):
+        i = 0
+        while i < n:
             c = block[i]
+            if in_string and not escaped and not capturing:
+                # the bulk of a file: run to the next quote, backslash or newline
+                while c != 34 and c != 92 and c != 10:
+                    i += 1
+                    if i == n:
+                        break
+                    c = block[i]
+                if i == n:
+                    break
+            i += 1
             if c == 10:
                 if self.lines:  # a record ends, even inside a string
                     self.depth = depth
@@ -188,8 +199,14 @@ cdef class Scan:
             if self.key_long:
                 self.step_keys_ok = False
                 return
+            # steps repeat their keys in the same order: try the one after the last match first
+            j = self.step_hint
+            if j < self.n_steps and self.steps_len[j] == self.keylen and memcmp(self.steps[j], self.key, self.keylen) == 0:
+                self.step_hint = j + 1
+                return
             for j in range(self.n_steps):
                 if self.steps_len[j] == self.keylen and memcmp(self.steps[j], self.key, self.keylen) == 0:
+                    self.step_hint = j + 1
                     return
             if self.n_steps < STEPMAX:
                 memcpy(self.steps[self.n_steps], self.key, self.keylen)

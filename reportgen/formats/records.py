@@ -76,7 +76,10 @@ class _Batch:
         many = np.repeat(np.array(self.many, dtype=bool), counts)
         table = pa.table([files, pa.array(many), content], schema=RECORDS_SCHEMA)
         blank = _blank_records(np.frombuffer(data, dtype=np.uint8), offsets)
-        return table.filter(pa.array(~blank)) if blank.any() else table
+        table = table.filter(pa.array(~blank)) if blank.any() else table
+        # record batches of about a megabyte: DuckDB's threads share a table's batches
+        rows = max(1, int(table.num_rows * (1 << 20) // max(1, self.size)))
+        return pa.Table.from_batches(table.to_batches(max_chunksize=rows), RECORDS_SCHEMA)
 
 
 def _document(block: bytes) -> np.ndarray:
