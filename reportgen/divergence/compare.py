@@ -31,7 +31,7 @@ from reportgen.ingest.loader import ProgressHook
 from reportgen.spend import gate_values
 from reportgen.strict_json import LazyArray, dumps_line
 
-STEP_BATCH = 1024
+STEP_BATCH = 512
 """Pairs whose steps are read together while the JSON is written (``steps_later``)."""
 
 
