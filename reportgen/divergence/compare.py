@@ -192,8 +192,9 @@ def compare_pairing(
 ) -> Comparison:
     """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
-    tables need only the metrics). ``steps_later``: not now, but batch by batch while
-    ``to_json()`` is written (keep ``con`` open until then): --json of many pairs."""
+    tables need only the metrics). ``steps_later`` (--json): the pairs' step_diffs stay
+    empty, their rows kept as arrays, and ``to_json()`` writes them with their steps as JSON
+    text, batch by batch (reportgen.divergence.step_json; keep ``con`` open until then)."""
     ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
     outcomes = run_outcomes(con, ids)
     repeats = repeat_pairs(pairing.pairs, outcomes)
