@@ -52,7 +52,7 @@ cdef class Scan:
 
     def feed(self, const unsigned char[::1] block):
         """Scan ``block``; return (problem, problem_line): 0 when none."""
-        cdef Py_ssize_t i, n = block.shape[0]
+        cdef Py_ssize_t i, j, n = block.shape[0]
         cdef unsigned char c
         cdef int problem = 0
         cdef long problem_line = 0
@@ -60,10 +60,14 @@ cdef class Scan:
         cdef bint in_string = self.in_string, escaped = self.escaped
         cdef bint capturing = self.capturing
         cdef long depth = self.depth
+        # a key that starts in this block is compared where it lies (key_start); one that
+        # runs over the block's end is copied into self.key, byte by byte after that
+        cdef Py_ssize_t key_start = 0
+        cdef bint key_in_block = False
         i = 0
         while i < n:
             c = block[i]
-            if in_string and not escaped and not capturing:
+            if in_string and not escaped and (key_in_block or not capturing):
                 # the bulk of a file: run to the next quote, backslash or newline
                 while c != 34 and c != 92 and c != 10:
                     i += 1
@@ -96,9 +100,13 @@ cdef class Scan:
                     if capturing:
                         capturing = False
                         self.depth = depth
-                        self._key_done()
+                        if key_in_block:
+                            key_in_block = False
+                            self._key_done(&block[key_start], i - 1 - key_start, i - 1 - key_start > KEYMAX)
+                        else:
+                            self._key_done(<const unsigned char*>self.key, self.keylen, self.key_long)
                     continue
-                if capturing:
+                if capturing and not key_in_block:
                     self._key_byte(c)
                 continue
             if self.ended and c != 32 and c != 9 and c != 13:
@@ -113,6 +121,8 @@ cdef class Scan:
                     self.expect_key = False
                     if depth == 1 or (depth == 3 and self.in_steps):
                         capturing = True
+                        key_in_block = True
+                        key_start = i
                         self.key_depth = depth
                         self.keylen = 0
                         self.key_long = False
@@ -155,6 +165,9 @@ cdef class Scan:
                 self._value_start(c)
                 if depth == 0 and not self.first_done:
                     self.first_object = False
+        if capturing and key_in_block:  # the key runs on into the next block
+            for j in range(key_start, n):
+                self._key_byte(block[j])
         self.in_string = in_string
         self.escaped = escaped
         self.capturing = capturing
@@ -173,44 +186,44 @@ cdef class Scan:
         else:
             self.key_long = True
 
-    cdef void _key_done(self):
+    cdef void _key_done(self, const unsigned char* key, Py_ssize_t keylen, bint key_long):
         cdef int j
         if self.key_depth == 1:
             if not self.first_done and self.depth == 1:
                 self.top_key_steps = (
-                    not self.key_long and self.keylen == 5 and memcmp(self.key, b"steps", 5) == 0
+                    not key_long and keylen == 5 and memcmp(key, b"steps", 5) == 0
                 )
-            if self.key_long:  # not kept: the first record's keys are not known whole
+            if key_long:  # not kept: the first record's keys are not known whole
                 if not self.first_done:
                     self.keys_ok = False
                 return
             for j in range(self.n_top):
-                if self.top_len[j] == self.keylen and memcmp(self.top[j], self.key, self.keylen) == 0:
+                if self.top_len[j] == keylen and memcmp(self.top[j], key, keylen) == 0:
                     if self.duplicate is None:
-                        self.duplicate = (self.line, self.key[: self.keylen])
+                        self.duplicate = (self.line, key[: keylen])
                     return
             if self.n_top < TOPMAX:
-                memcpy(self.top[self.n_top], self.key, self.keylen)
-                self.top_len[self.n_top] = self.keylen
+                memcpy(self.top[self.n_top], key, keylen)
+                self.top_len[self.n_top] = keylen
                 self.n_top += 1
             elif not self.first_done:
                 self.keys_ok = False
         else:
-            if self.key_long:
+            if key_long:
                 self.step_keys_ok = False
                 return
             # steps repeat their keys in the same order: try the one after the last match first
             j = self.step_hint
-            if j < self.n_steps and self.steps_len[j] == self.keylen and memcmp(self.steps[j], self.key, self.keylen) == 0:
+            if j < self.n_steps and self.steps_len[j] == keylen and memcmp(self.steps[j], key, keylen) == 0:
                 self.step_hint = j + 1
                 return
             for j in range(self.n_steps):
-                if self.steps_len[j] == self.keylen and memcmp(self.steps[j], self.key, self.keylen) == 0:
+                if self.steps_len[j] == keylen and memcmp(self.steps[j], key, keylen) == 0:
                     self.step_hint = j + 1
                     return
             if self.n_steps < STEPMAX:
-                memcpy(self.steps[self.n_steps], self.key, self.keylen)
-                self.steps_len[self.n_steps] = self.keylen
+                memcpy(self.steps[self.n_steps], key, keylen)
+                self.steps_len[self.n_steps] = keylen
                 self.n_steps += 1
             else:
                 self.step_keys_ok = False
