@@ -15,8 +15,11 @@ Timed, each in its own process (wall time; peak RSS from wait4), stdout to /dev/
 * with ``--db-pairs N``: ``reportgen compare --db ARCHIVE --json`` of N pairs of ~200 steps
   (the seeded archive of ``bench/compare.py``, written to a file first);
 * AgentDiff 0.3.0 (``$REPORTGEN_REF_AGENTDIFF_PYTHON``, else ``/work/main/.ci/.ref-diff``)
-  reading and comparing ``--agentdiff-sample`` pairs of the same files in its own process,
-  extrapolated to every pair (skipped when not installed).
+  reading, comparing and writing the JSON report of ``--agentdiff-sample`` pairs of the same
+  files in one process of its own (its best case: its CLI compares one pair per process),
+  extrapolated to every pair; and, with ``--agentdiff-cli-sample N``, its CLI
+  (``agentdiff B C --format json``) once per pair for N pairs, extrapolated (skipped when
+  not installed).
 
 Try ``--files 10000 --steps 20 --no-build`` for many small files."""
 
@@ -50,14 +53,20 @@ def hello(version: bool = typer.Option(False, "--version")) -> None:
 app()
 """
 _DEFAULT_REF = Path("/work/main/.ci/.ref-diff/bin/python")
-# Reads the pairs' files with AgentDiff's own loader and compares them (as its CLI would).
+# Reads the pairs' files with AgentDiff's own loader, compares them and writes each report as
+# its `diff --format json` does (model_dump_json(indent=2)), all in one process: AgentDiff's
+# best case, with no start-up per pair.
 AGENTDIFF_RUNNER = """
-import json, sys, time
+import json, os, sys, time
 from agentdiff import AgentTrace, compare
 t0 = time.perf_counter()
-for b, c in json.load(sys.stdin):
-    with open(b) as fb, open(c) as fc:
-        compare(AgentTrace.model_validate_json(fb.read()), AgentTrace.model_validate_json(fc.read()))
+with open(os.devnull, "w") as sink:
+    for b, c in json.load(sys.stdin):
+        with open(b) as fb, open(c) as fc:
+            report = compare(
+                AgentTrace.model_validate_json(fb.read()), AgentTrace.model_validate_json(fc.read())
+            )
+        sink.write(report.model_dump_json(indent=2))
 print(time.perf_counter() - t0)
 """
 
@@ -178,6 +187,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--agentdiff-sample", type=int, default=20)
+    parser.add_argument("--agentdiff-cli-sample", type=int, default=0)
     parser.add_argument("--no-build", action="store_true", help="skip reportgen build")
     parser.add_argument("--db-pairs", type=int, default=0, help="also compare --db --json")
     args = parser.parse_args()
@@ -251,17 +261,35 @@ def main() -> None:
                 "AgentDiff: skipped (--agentdiff-sample 0, or not installed: set REPORTGEN_REF_AGENTDIFF_PYTHON)"
             )
         else:
-            pairs = agentdiff_files(root, tmp / "agentdiff", args.files, args.agentdiff_sample)
-            seconds, rss, last = measure([python, "-c", AGENTDIFF_RUNNER], json.dumps(pairs))
-            per_pair = float(last) / len(pairs)
+            sample = max(args.agentdiff_sample, args.agentdiff_cli_sample)
+            pairs = agentdiff_files(root, tmp / "agentdiff", args.files, sample)
+            cli_runs: list[tuple[float, float]] = []
+            in_one = pairs[: args.agentdiff_sample]
+            seconds, rss, last = measure([python, "-c", AGENTDIFF_RUNNER], json.dumps(in_one))
+            per_pair = float(last) / len(in_one)
             whole = seconds - float(last) + per_pair * args.files
             row(
-                f"AgentDiff 0.3.0, {len(pairs)} pairs",
+                f"AgentDiff 0.3.0, {len(in_one)} pairs in one process",
                 seconds,
                 rss,
                 f"{per_pair:.3f} s/pair -> ~{whole:.0f} s for {args.files:,} pairs"
                 f" (reportgen compare {whole / compare[0]:.0f}x faster)",
             )
+            cli = Path(python).parent / "agentdiff"
+            for b, c in pairs[: args.agentdiff_cli_sample]:
+                run = [str(cli), b, c, "--format", "json"]
+                seconds, rss, _ = measure(run)
+                cli_runs.append((seconds, rss))
+            if cli_runs:
+                per_pair = sum(r[0] for r in cli_runs) / len(cli_runs)
+                whole = per_pair * args.files
+                row(
+                    f"AgentDiff 0.3.0 CLI, {len(cli_runs)} pairs",
+                    sum(r[0] for r in cli_runs),
+                    max(r[1] for r in cli_runs),
+                    f"{per_pair:.3f} s/pair -> ~{whole:.0f} s for {args.files:,} pairs"
+                    f" (reportgen compare {whole / compare[0]:.0f}x faster)",
+                )
     print(f"\n{args.files:,} files x {args.steps} steps per side, best of {args.repeat}")
 
 
