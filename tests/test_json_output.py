@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from reportgen.cli import app
-from reportgen.strict_json import StrictJSONEncoder, dumps_bytes, iter_json
+from reportgen.strict_json import LazyArray, StrictJSONEncoder, dumps_bytes, dumps_line, iter_json
 
 # (value, the exact text written): orjson's shortest round-trip form, pinned
 AWKWARD_FLOATS = [
@@ -26,6 +26,7 @@ AWKWARD_FLOATS = [
     (2.5e-05, "0.000025"),
     (1e-07, "1e-7"),
     (0.1, "0.1"),
+    (0.1 + 0.2, "0.30000000000000004"),
     (100.0, "100.0"),
     (-0.0, "-0.0"),
     (1e15, "1000000000000000.0"),
@@ -63,6 +64,36 @@ def _same(a: Any, b: Any) -> bool:
 def test_awkward_float_text_is_pinned(value: float, text: str) -> None:
     assert dumps_bytes(value).decode() == text
     assert dumps_bytes({"x": [value]}).decode() == f'{{\n  "x": [\n    {text}\n  ]\n}}'
+
+
+@pytest.mark.parametrize(("value", "text"), AWKWARD_FLOATS)
+def test_one_line_json_writes_floats_as_the_indented(value: float, text: str) -> None:
+    """A pair of compare --json is one compact line: reportgen's numbers in the same text."""
+    assert dumps_line({"x": [value]}).decode() == f'{{"x":[{text}]}}'
+
+
+def test_one_line_json_writes_large_integers_exactly() -> None:
+    assert dumps_line({"a": 2**63 - 1, "b": -(2**63)}) == (
+        b'{"a":9223372036854775807,"b":-9223372036854775808}'
+    )
+
+
+def test_one_line_json_sorts_keys_and_keeps_raw_text() -> None:
+    line = dumps_line({"b": 1, "a": {"z": 0, "y": 1.5}}, {"c": b'[{"q":2,"p":1}]'})
+    assert line == b'{"a":{"y":1.5,"z":0},"b":1,"c":[{"q":2,"p":1}]}'
+
+
+def test_one_line_json_falls_back_to_the_stdlib_with_raw_text_parsed() -> None:
+    line = dumps_line({"n": 10**30, "f": math.nan}, {"r": b"[1.0]"})
+    assert line == b'{"f":null,"n":1000000000000000000000000000000,"r":[1.0]}'
+
+
+def test_lines_of_a_lazy_array_are_written_one_per_line() -> None:
+    data = {"pairs": LazyArray(lambda: [b'{"a":1}', b'{"b":[2]}'], 2, lines=True), "z": [1]}
+    text = b"".join(iter_json(data))
+    assert text == b'{\n  "pairs": [\n    {"a":1},\n    {"b":[2]}\n  ],\n  "z": [\n    1\n  ]\n}'
+    assert json.loads(text) == {"pairs": [{"a": 1}, {"b": [2]}], "z": [1]}
+    assert b"".join(iter_json({"p": LazyArray(lambda: [], 0, lines=True)})) == b'{\n  "p": []\n}'
 
 
 @pytest.mark.parametrize(("value", "_text"), AWKWARD_FLOATS)
@@ -137,27 +168,3 @@ def test_cli_json_has_the_content_of_the_stdlib_encoding(tmp_path: Path) -> None
     finally:
         con.close()
     assert _same(json.loads(result.stdout), json.loads(expected))
-
-
-def test_steps_attached_batch_by_batch_give_the_same_json(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """compare --json (steps read STEP_BATCH pairs at a time while written) == the eager
-    comparison encoded in one go; after writing, no pair holds its steps any more."""
-    from reportgen.archive import connect
-    from reportgen.demo import run_demo
-    from reportgen.divergence import compare as compare_module
-    from reportgen.divergence.compare import compare_labels
-
-    monkeypatch.setattr(compare_module, "STEP_BATCH", 2)
-    db, _report, _summary = run_demo(tmp_path / "demo", site=False)
-    con = connect(db, read_only=True)
-    try:
-        eager = compare_labels(con, "baseline", "candidate")
-        lazy = compare_labels(con, "baseline", "candidate", steps_later=True)
-        assert len(lazy.pairs) > 2
-        streamed = b"".join(iter_json(lazy.to_json()))
-        assert streamed == dumps_bytes(eager.to_json())
-    finally:
-        con.close()
-    assert all("baseline_step" not in row for p in lazy.pairs for row in p["step_diffs"])

@@ -30,7 +30,10 @@ def err() -> Console:
 def print_json(data: Any) -> None:
     """Machine output: strict JSON (non-finite numbers as null), sorted keys, two-space
     indent, UTF-8, encoded by orjson (see reportgen.strict_json); streamed, so a large report
-    is never held as one string, and written in batches of about a megabyte."""
+    is never held as one string, and written in batches of about a megabyte (a piece of
+    64 kB or more, such as a pair's line, as it is). The pairs of
+    compare/gate are one compact line each, their step_diffs made as text
+    (docs/reading-the-report.md, "--json")."""
     from reportgen.strict_json import iter_json
 
     sys.stdout.flush()
@@ -45,6 +48,13 @@ def print_json(data: Any) -> None:
     pending: list[bytes] = []
     size = 0
     for chunk in iter_json(data):
+        if len(chunk) >= 1 << 16:  # a large piece (a pair's line) goes out as it is, uncopied
+            if pending:
+                write(b"".join(pending))
+                pending.clear()
+                size = 0
+            write(chunk)
+            continue
         pending.append(chunk)
         size += len(chunk)
         if size >= 1 << 20:

@@ -39,16 +39,33 @@ def loop_scan(
 ) -> int: ...
 def diff_lists(
     row_off: _I64,
+    kind: _I8,
     rows_b: _I64,
     rows_c: _I64,
-    b_base: _I64,
-    c_base: _I64,
-    status: _I64,
-    payload: _I64,
-    sig: _I64,
+    action: _I64,
     actions: list[Any],
     names: tuple[str, str, str, str],
 ) -> list[list[dict[str, Any]]]: ...
+def step_diffs_json(
+    row_off: _I64,
+    kind: _I8,
+    rows_b: _I64,
+    rows_c: _I64,
+    action: _I64,
+    action_json: list[bytes],
+    b_start: _I64,
+    b_size: _I64,
+    c_start: _I64,
+    c_size: _I64,
+    slot_row: _I64,
+    step_off: _I64,
+    step_data: npt.NDArray[np.uint8],
+    overrides: list[bytes],
+    args: list[bytes | None],
+) -> list[bytes]: ...
+def argument_diffs(
+    b_row: _I64, c_row: _I64, text_off: _I64, text_data: npt.NDArray[np.uint8]
+) -> tuple[list[bytes | None], list[int]]: ...
 def place_rows(
     rn: npt.NDArray[np.int32], idx: npt.NDArray[np.int32], off: _I64, pos: _I64
 ) -> bool: ...

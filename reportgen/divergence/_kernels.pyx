@@ -9,7 +9,9 @@ no Python object per step, and releases the GIL so DuckDB and the other thread k
 * recovery_walk, pair_recovery - the RSR window walk of each sequence, or of both sides of
   each aligned pair;
 * loop_scan - the greedy back-to-back repeat scan of trajectory.loop_blocks, plus stagnancy;
-* diff_lists - the step_diffs dicts of each pair (the only kernel that builds Python objects);
+* diff_lists, step_diffs_json - the step_diffs of each pair, as dicts or as JSON text, and
+  argument_diffs - the per-key input diff of modified rows from the two input texts (the only
+  kernels that build Python objects);
 * place_rows, run_sums, run_folds - where each fetched step row goes in run-then-step order,
   and the per-run sums and left-to-right float folds of the run totals.
 
@@ -19,7 +21,7 @@ tests compare them on random inputs.
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 
@@ -407,22 +409,19 @@ def loop_scan(
 
 def diff_lists(
     const int64_t[::1] row_off,
+    const int8_t[::1] kind,
     const int64_t[::1] rows_b,
     const int64_t[::1] rows_c,
-    const int64_t[::1] b_base,
-    const int64_t[::1] c_base,
-    const int64_t[::1] status,
-    const int64_t[::1] payload,
-    const int64_t[::1] sig,
+    const int64_t[::1] action,
     list actions,
     tuple names,
 ):
     """The step_diffs list of every pair: one dict per alignment row, {status, baseline_index,
-    candidate_index, action}; status is names[0] matched (same status and payload), names[1]
-    modified, names[2] added, names[3] removed. Steps of pair p sit at b_base[p] + index and
-    c_base[p] + index in status, payload and sig; actions[sig] names a step."""
+    candidate_index, action}; status is names[kind] (0 matched, 1 modified, 2 added, 3
+    removed), an index below 0 is None, actions[action] names the row's step. Pair p owns rows
+    row_off[p]:row_off[p + 1]."""
     cdef Py_ssize_t pairs = row_off.shape[0] - 1
-    cdef int64_t p, r, bi, ci, gb, gc, kind, longest = 0
+    cdef int64_t p, r, bi, ci, longest = 0
     cdef list out = PyList_New(pairs)
     cdef list rows
     cdef list ints
@@ -439,28 +438,523 @@ def diff_lists(
         for r in range(row_off[p], row_off[p + 1]):
             bi = rows_b[r]
             ci = rows_c[r]
-            gb = b_base[p] + bi
-            gc = c_base[p] + ci
-            if bi < 0:
-                kind = 2
-                action = actions[sig[gc]]
-            elif ci < 0:
-                kind = 3
-                action = actions[sig[gb]]
-            else:
-                kind = 0 if (status[gb] == status[gc] and payload[gb] == payload[gc]) else 1
-                action = actions[sig[gb]]
             row = {
-                "status": names[kind],
+                "status": names[kind[r]],
                 "baseline_index": ints[bi] if bi >= 0 else none,
                 "candidate_index": ints[ci] if ci >= 0 else none,
-                "action": action,
+                "action": actions[action[r]],
             }
             Py_INCREF(row)
             PyList_SET_ITEM(rows, r - row_off[p], row)
         Py_INCREF(rows)
         PyList_SET_ITEM(out, p, rows)
     return out
+
+
+cdef struct _Buf:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t cap
+
+
+cdef int _reserve(_Buf* buf, Py_ssize_t more) except -1:
+    """Room in ``buf`` for ``more`` bytes past its size."""
+    cdef Py_ssize_t cap = buf.cap
+    cdef char* grown
+    if buf.size + more <= cap:
+        return 0
+    while cap < buf.size + more:
+        cap = cap * 2 if cap else 1 << 16
+    grown = <char*> realloc(buf.data, cap)
+    if grown == NULL:
+        raise MemoryError()
+    buf.data = grown
+    buf.cap = cap
+    return 0
+
+
+cdef int _put(_Buf* buf, const char* text, Py_ssize_t n) except -1:
+    _reserve(buf, n)
+    memcpy(buf.data + buf.size, text, n)
+    buf.size += n
+    return 0
+
+
+cdef int _put_int(_Buf* buf, int64_t value) except -1:
+    """``value`` (>= 0) in decimal."""
+    cdef char digits[24]
+    cdef int n = 0
+    cdef int k
+    if value == 0:
+        return _put(buf, b"0", 1)
+    while value > 0:
+        digits[n] = <char> (48 + value % 10)
+        value //= 10
+        n += 1
+    _reserve(buf, n)
+    for k in range(n):
+        buf.data[buf.size + k] = digits[n - 1 - k]
+    buf.size += n
+    return 0
+
+
+cdef int _put_text(
+    _Buf* buf, const int64_t* off, const unsigned char* data, int64_t row
+) except -1:
+    """Text ``row`` of an Arrow string array (offsets ``off``, bytes ``data``)."""
+    return _put(buf, <const char*> data + off[row], off[row + 1] - off[row])
+
+
+cdef int _put_step(
+    _Buf* buf,
+    int64_t index,
+    int64_t start,
+    int64_t size,
+    const int64_t[::1] slot_row,
+    const int64_t* off,
+    const unsigned char* data,
+    list overrides,
+) except -1:
+    """The step ``index`` of the run whose slots are ``start:start + size``: its text, or
+    ``null`` when it has none; a slot below -1 names overrides[-2 - slot]."""
+    cdef int64_t row
+    cdef bytes text
+    if index < 0 or index >= size:
+        return _put(buf, b"null", 4)
+    row = slot_row[start + index]
+    if row == -1:
+        return _put(buf, b"null", 4)
+    if row < -1:
+        text = overrides[-2 - row]
+        return _put(buf, text, len(text))
+    return _put_text(buf, off, data, row)
+
+
+def step_diffs_json(
+    const int64_t[::1] row_off,
+    const int8_t[::1] kind,
+    const int64_t[::1] rows_b,
+    const int64_t[::1] rows_c,
+    const int64_t[::1] action,
+    list action_json,
+    const int64_t[::1] b_start,
+    const int64_t[::1] b_size,
+    const int64_t[::1] c_start,
+    const int64_t[::1] c_size,
+    const int64_t[::1] slot_row,
+    const int64_t[::1] step_off,
+    const unsigned char[::1] step_data,
+    list overrides,
+    list args,
+):
+    """The step_diffs array of each pair as compact JSON text (bytes), as diff_lists plus the
+    steps and argument diffs, keys sorted: {action, argument_diff (modified rows only),
+    baseline_index, baseline_step, candidate_index, candidate_step, status}. Pair p (rows
+    row_off[p]:row_off[p + 1]) finds step i of its baseline at slot b_start[p] + i (i below
+    b_size[p]), the candidate's likewise; slot_row[slot] is the step's text row in
+    step_off/step_data (-1 none). The m-th modified row, counted from row_off[0], has the
+    argument diff args[m] (JSON text, or None: null). action_json[action[r]]: the row's
+    action as JSON text."""
+    cdef Py_ssize_t pairs = row_off.shape[0] - 1
+    cdef int64_t p, r, k, m = 0
+    cdef bytes act
+    cdef object arg
+    cdef list out = PyList_New(pairs)
+    cdef bytes text
+    cdef _Buf buf
+    cdef const unsigned char* sdata = &step_data[0] if step_data.shape[0] else NULL
+    cdef const char* names[4]
+    cdef Py_ssize_t lens[4]
+    names[0] = b'"matched"}'
+    names[1] = b'"modified"}'
+    names[2] = b'"added"}'
+    names[3] = b'"removed"}'
+    for k in range(4):
+        lens[k] = len(<bytes> names[k])
+    buf.data = NULL
+    buf.size = 0
+    buf.cap = 0
+    try:
+        for p in range(pairs):
+            buf.size = 0
+            _put(&buf, b"[", 1)
+            for r in range(row_off[p], row_off[p + 1]):
+                if r > row_off[p]:
+                    _put(&buf, b",", 1)
+                _put(&buf, b'{"action":', 10)
+                act = action_json[action[r]]
+                _put(&buf, act, len(act))
+                if kind[r] == 1:
+                    _put(&buf, b',"argument_diff":', 17)
+                    arg = args[m]
+                    if arg is None:
+                        _put(&buf, b"null", 4)
+                    else:
+                        _put(&buf, <bytes> arg, len(<bytes> arg))
+                    m += 1
+                _put(&buf, b',"baseline_index":', 18)
+                if rows_b[r] < 0:
+                    _put(&buf, b"null", 4)
+                else:
+                    _put_int(&buf, rows_b[r])
+                _put(&buf, b',"baseline_step":', 17)
+                _put_step(&buf, rows_b[r], b_start[p], b_size[p], slot_row, &step_off[0],
+                          sdata, overrides)
+                _put(&buf, b',"candidate_index":', 19)
+                if rows_c[r] < 0:
+                    _put(&buf, b"null", 4)
+                else:
+                    _put_int(&buf, rows_c[r])
+                _put(&buf, b',"candidate_step":', 18)
+                _put_step(&buf, rows_c[r], c_start[p], c_size[p], slot_row, &step_off[0],
+                          sdata, overrides)
+                _put(&buf, b',"status":', 10)
+                _put(&buf, names[kind[r]], lens[kind[r]])
+            _put(&buf, b"]", 1)
+            text = buf.data[:buf.size]
+            Py_INCREF(text)
+            PyList_SET_ITEM(out, p, text)
+    finally:
+        free(buf.data)
+    return out
+
+
+# ---------------------------------------------------------------- argument diffs of inputs
+
+cdef enum:
+    _UNSAFE = 1  # NaN, Infinity, an exponent of 3 digits or a line break outside strings
+    _ESCAPED = 2  # a string with a backslash escape
+
+cdef enum:
+    _STR = 0
+    _NUM = 1
+    _BOOL = 2
+    _NULL = 3
+    _OBJ = 4
+    _ARR = 5
+    _OTHER = 6
+
+
+cdef struct _Member:
+    int64_t key
+    int64_t key_len
+    int64_t value
+    int64_t value_len
+    int flags
+    int kind
+
+
+cdef inline int64_t _skip_ws(const unsigned char* s, int64_t i, int64_t n) noexcept:
+    while i < n and (s[i] == 32 or s[i] == 9 or s[i] == 10 or s[i] == 13):
+        i += 1
+    return i
+
+
+cdef int64_t _string_end(const unsigned char* s, int64_t i, int64_t n, int* flags) noexcept:
+    """Past the closing quote of the string opening at s[i]; -1 when it does not close."""
+    i += 1
+    while i < n:
+        if s[i] == 92:
+            flags[0] |= _ESCAPED
+            i += 2
+        elif s[i] == 34:
+            return i + 1
+        else:
+            i += 1
+    return -1
+
+
+cdef int64_t _value_end(const unsigned char* s, int64_t i, int64_t n, int* flags) noexcept:
+    """Past the JSON value starting at s[i] (-1: malformed), flagging what needs care."""
+    cdef int64_t depth = 0, j, digits
+    cdef unsigned char c
+    while i < n:
+        c = s[i]
+        if c == 34:
+            i = _string_end(s, i, n, flags)
+            if i < 0:
+                return -1
+            if depth == 0:
+                return i
+            continue
+        if c == 123 or c == 91:  # { [
+            depth += 1
+        elif c == 125 or c == 93:  # } ]
+            if depth == 0:
+                return i
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif depth == 0 and (c == 44 or c == 32 or c == 9 or c == 10 or c == 13):
+            return i
+        elif c == 10 or c == 13 or c == 78 or c == 73:  # line break, N(aN), I(nfinity)
+            flags[0] |= _UNSAFE
+        elif c == 101 or c == 69:  # an exponent of 3 digits may overflow a float
+            j = i + 1
+            if j < n and s[j] == 43:
+                j += 1
+            digits = 0
+            while j < n and 48 <= s[j] <= 57:
+                digits += 1
+                j += 1
+            if digits >= 3:
+                flags[0] |= _UNSAFE
+        i += 1
+    return i if depth == 0 else -1
+
+
+cdef inline int _kind(unsigned char c) noexcept:
+    if c == 34:
+        return _STR
+    if c == 45 or 48 <= c <= 57:
+        return _NUM
+    if c == 116 or c == 102:
+        return _BOOL
+    if c == 110:
+        return _NULL
+    if c == 123:
+        return _OBJ
+    if c == 91:
+        return _ARR
+    return _OTHER
+
+
+cdef int _members(
+    const unsigned char* s, int64_t n, _Member** out, int64_t* count, int64_t* cap
+) except -2:
+    """The top-level members of the JSON text s[:n] into out (count): 0, or 1 when the text
+    is not an object (it counts as {}), or -1 when it needs the Python reading (a key with an
+    escape, malformed text)."""
+    cdef int64_t i = _skip_ws(s, 0, n), end, value
+    cdef int flags
+    cdef _Member* grown
+    count[0] = 0
+    if i >= n or s[i] != 123:
+        return 1
+    i = _skip_ws(s, i + 1, n)
+    if i < n and s[i] == 125:
+        return 0
+    while i < n:
+        if s[i] != 34:
+            return -1
+        flags = 0
+        end = _string_end(s, i, n, &flags)
+        if end < 0 or flags:
+            return -1
+        if count[0] == cap[0]:
+            cap[0] = cap[0] * 2 if cap[0] else 16
+            grown = <_Member*> realloc(out[0], cap[0] * sizeof(_Member))
+            if grown == NULL:
+                raise MemoryError()
+            out[0] = grown
+        out[0][count[0]].key = i + 1
+        out[0][count[0]].key_len = end - i - 2
+        i = _skip_ws(s, end, n)
+        if i >= n or s[i] != 58:
+            return -1
+        value = _skip_ws(s, i + 1, n)
+        flags = 0
+        end = _value_end(s, value, n, &flags)
+        if end <= value:
+            return -1
+        out[0][count[0]].value = value
+        out[0][count[0]].value_len = end - value
+        out[0][count[0]].flags = flags
+        out[0][count[0]].kind = _kind(s[value])
+        count[0] += 1
+        i = _skip_ws(s, end, n)
+        if i < n and s[i] == 44:
+            i = _skip_ws(s, i + 1, n)
+        elif i < n and s[i] == 125:
+            return 0
+        else:
+            return -1
+    return -1
+
+
+cdef inline int _key_cmp(const unsigned char* s, _Member* a, const unsigned char* t, _Member* b) noexcept:
+    """Byte order of two keys (UTF-8 bytes sort as Python sorts the strings)."""
+    cdef int64_t k = a.key_len if a.key_len < b.key_len else b.key_len
+    cdef int c = memcmp(s + a.key, t + b.key, k)
+    if c:
+        return c
+    return (a.key_len > b.key_len) - (a.key_len < b.key_len)
+
+
+cdef int _sort_members(const unsigned char* s, _Member* m, int64_t count) noexcept:
+    """Sort by key (insertion sort: inputs have few keys); 1 when a key is given twice."""
+    cdef int64_t i, j
+    cdef _Member item
+    cdef int c
+    for i in range(1, count):
+        item = m[i]
+        j = i - 1
+        while j >= 0 and _key_cmp(s, &m[j], s, &item) > 0:
+            m[j + 1] = m[j]
+            j -= 1
+        m[j + 1] = item
+    for i in range(1, count):
+        if _key_cmp(s, &m[i - 1], s, &m[i]) == 0:
+            return 1
+    return 0
+
+
+cdef inline bint _plain_int(const unsigned char* s, _Member* m) noexcept:
+    """An integer without sign tricks (-0 equals 0 as a value)."""
+    cdef int64_t i = m.value, end = m.value + m.value_len
+    if s[i] == 45:
+        i += 1
+        if i < end and s[i] == 48:
+            return False
+    if i >= end:
+        return False
+    while i < end:
+        if not 48 <= s[i] <= 57:
+            return False
+        i += 1
+    return True
+
+
+cdef int _differ(const unsigned char* s, _Member* a, const unsigned char* t, _Member* b) noexcept:
+    """0 same value, 1 different, -1 only a canonical reading can tell."""
+    if a.value_len == b.value_len and memcmp(s + a.value, t + b.value, a.value_len) == 0:
+        return 0
+    if a.kind == _OTHER or b.kind == _OTHER:
+        return -1
+    if a.kind != b.kind:
+        return 1
+    if a.kind == _STR:
+        return -1 if (a.flags | b.flags) & _ESCAPED else 1
+    if a.kind == _NUM:
+        return 1 if _plain_int(s, a) and _plain_int(t, b) else -1
+    if a.kind == _BOOL or a.kind == _NULL:
+        return 1
+    return -1
+
+
+cdef int _put_entry(
+    _Buf* buf, const unsigned char* s, _Member* a, const unsigned char* t, _Member* b, bint first
+) except -1:
+    """``"key":{"new_value":..,"old_value":..,"status":..}`` (a: old side, b: new side)."""
+    cdef _Member* named = a if a != NULL else b
+    cdef const unsigned char* src = s if a != NULL else t
+    if not first:
+        _put(buf, b",", 1)
+    _put(buf, b'"', 1)
+    _put(buf, <const char*> src + named.key, named.key_len)
+    _put(buf, b'":{', 3)
+    if b != NULL:
+        _put(buf, b'"new_value":', 12)
+        _put(buf, <const char*> t + b.value, b.value_len)
+        _put(buf, b",", 1)
+    if a != NULL:
+        _put(buf, b'"old_value":', 12)
+        _put(buf, <const char*> s + a.value, a.value_len)
+        _put(buf, b",", 1)
+    if a == NULL:
+        _put(buf, b'"status":"added"}', 17)
+    elif b == NULL:
+        _put(buf, b'"status":"removed"}', 19)
+    else:
+        _put(buf, b'"status":"changed"}', 19)
+    return 0
+
+
+cdef int _diff_text(
+    _Buf* buf, const unsigned char* s, _Member* a, int64_t na,
+    const unsigned char* t, _Member* b, int64_t nb,
+) except -2:
+    """The argument diff of two sorted member lists into buf: 1 written, 0 no key differs,
+    -1 a value needs the Python reading."""
+    cdef int64_t i = 0, j = 0
+    cdef int c, d
+    cdef bint first = True
+    _put(buf, b"{", 1)
+    while i < na or j < nb:
+        if i >= na:
+            c = 1
+        elif j >= nb:
+            c = -1
+        else:
+            c = _key_cmp(s, &a[i], t, &b[j])
+        if c < 0:
+            if a[i].flags & _UNSAFE:
+                return -1
+            _put_entry(buf, s, &a[i], t, NULL, first)
+            i += 1
+        elif c > 0:
+            if b[j].flags & _UNSAFE:
+                return -1
+            _put_entry(buf, s, NULL, t, &b[j], first)
+            j += 1
+        else:
+            d = _differ(s, &a[i], t, &b[j])
+            if d < 0 or (d and (a[i].flags | b[j].flags) & _UNSAFE):
+                return -1
+            if d:
+                _put_entry(buf, s, &a[i], t, &b[j], first)
+            i += 1
+            j += 1
+            if not d:
+                continue
+        first = False
+    _put(buf, b"}", 1)
+    return 0 if first else 1
+
+
+def argument_diffs(
+    const int64_t[::1] b_row,
+    const int64_t[::1] c_row,
+    const int64_t[::1] text_off,
+    const unsigned char[::1] text_data,
+):
+    """AgentDiff's per-key input diff (reference.argument_diff) of each modified row, as
+    compact JSON text: keys sorted, values as their input spells them; None when no key
+    differs. Row m compares the input text b_row[m] with c_row[m] of text_off/text_data (-1:
+    no step, {}); an input that is not an object counts as {}. Returns the texts and the rows
+    that need the Python reading (a key with an escape or given twice, values that only their
+    canonical form can compare, or that strict JSON cannot write as they are)."""
+    cdef Py_ssize_t rows = b_row.shape[0], m
+    cdef list out = PyList_New(rows)
+    cdef list python = []
+    cdef object text
+    cdef const unsigned char* data = &text_data[0] if text_data.shape[0] else <const unsigned char*> b""
+    cdef const unsigned char* s
+    cdef const unsigned char* t
+    cdef int64_t ns, nt, na = 0, nb = 0, cap_a = 0, cap_b = 0
+    cdef _Member* a = NULL
+    cdef _Member* b = NULL
+    cdef int ra, rb, done
+    cdef _Buf buf
+    buf.data = NULL
+    buf.size = 0
+    buf.cap = 0
+    try:
+        for m in range(rows):
+            text = None
+            s = data + (text_off[b_row[m]] if b_row[m] >= 0 else 0)
+            ns = text_off[b_row[m] + 1] - text_off[b_row[m]] if b_row[m] >= 0 else 0
+            t = data + (text_off[c_row[m]] if c_row[m] >= 0 else 0)
+            nt = text_off[c_row[m] + 1] - text_off[c_row[m]] if c_row[m] >= 0 else 0
+            if not (ns == nt and memcmp(s, t, ns) == 0):
+                ra = _members(s, ns, &a, &na, &cap_a)
+                rb = _members(t, nt, &b, &nb, &cap_b)
+                done = -1
+                if ra >= 0 and rb >= 0 and not _sort_members(s, a, na) \
+                        and not _sort_members(t, b, nb):
+                    buf.size = 0
+                    done = _diff_text(&buf, s, a, na, t, b, nb)
+                if done < 0:
+                    python.append(m)
+                elif done:
+                    text = buf.data[:buf.size]
+            Py_INCREF(text)
+            PyList_SET_ITEM(out, m, text)
+    finally:
+        free(a)
+        free(b)
+        free(buf.data)
+    return out, python
 
 
 def place_rows(

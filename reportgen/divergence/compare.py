@@ -4,32 +4,35 @@ archive, judge them against the gates. The CLI, the pytest plugin and the site c
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, cast
 
 import duckdb
+import orjson
 
 from reportgen._gc import collector_paused
 from reportgen._sql import load_sql
 from reportgen.archive import connect
 from reportgen.archive.connection import first_row
-from reportgen.divergence.metrics import Pair, pair_metrics
+from reportgen.divergence.metrics import Pair, pair_metrics, pair_metrics_rows
 from reportgen.divergence.pairing import Pairing, Unpaired, pair_labels, pair_runs
-from reportgen.divergence.records import PairRecord, RunOutcome
+from reportgen.divergence.records import DiffRows, PairRecord, RunOutcome
 from reportgen.divergence.reference import argument_diff
+from reportgen.divergence.step_json import StepDiffWriter
 from reportgen.errors import InputError
 from reportgen.gating import Threshold, judge
 from reportgen.gating import pair_metrics as registered_metrics
 from reportgen.ingest import ingest
 from reportgen.ingest.loader import ProgressHook
 from reportgen.spend import gate_values
-from reportgen.strict_json import LazyArray
+from reportgen.strict_json import LazyArray, dumps_line
 
-STEP_BATCH = 256
-"""Pairs whose steps are read together when they are attached as the JSON is written."""
+STEP_BATCH = 512
+"""Pairs whose steps are read together while the JSON is written (``steps_later``)."""
 
 
 @dataclass
@@ -46,8 +49,9 @@ class Comparison:
     task_keys: dict[str, str] = field(default_factory=dict)
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # task key -> baseline A/A TDI
     statistics: dict[str, Any] | None = None  # reportgen.statistics.attach_statistics
-    # steps_later: attaches the steps to some pairs (their connection must still be open)
-    attach_steps: Callable[[list[PairRecord]], None] | None = None
+    # steps_later: writes the step_diffs of the pairs as JSON text, the pairs' own left empty
+    # (the connection it reads must still be open)
+    step_json: StepDiffWriter | None = None
 
     @property
     def label_violations(self) -> list[dict[str, Any]]:
@@ -68,20 +72,21 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         """One pair: the pair's contract at top level (plus the label-level ``summary`` when
-        computed); many: ``pairs`` plus a ``summary``. Steps left for later (``steps_later``)
-        are attached batch by batch as ``pairs`` is written, and dropped after (see
-        reportgen.strict_json.iter_json)."""
+        computed); many: ``pairs`` plus a ``summary``. With ``steps_later`` the step_diffs
+        are written as JSON text, STEP_BATCH pairs at a time, as ``pairs`` is written (see
+        reportgen.strict_json.iter_json): each pair one compact line."""
         applied = [t.to_dict() for t in self.thresholds]
         extra = {} if self.convergence is None else {"convergence": self.convergence}
         if len(self.pairs) == 1 and not self.unpaired:
-            if self.attach_steps is not None:
-                self.attach_steps(self.pairs)
-                self.attach_steps = None
+            pair: dict[str, Any] = dict(self.pairs[0])
+            if self.step_json is not None:
+                pair["step_diffs"] = orjson.Fragment(self.step_json.texts(0, 1)[0])
             label = {} if self.statistics is None else {"summary": self._label_summary()}
-            return {**self.pairs[0], "thresholds": applied, **extra, **label}
+            return {**pair, "thresholds": applied, **extra, **label}
         pairs: list[PairRecord] | LazyArray = self.pairs
-        if self.attach_steps is not None:
-            pairs = LazyArray(partial(_with_steps, self.pairs, self.attach_steps), len(self.pairs))
+        if self.step_json is not None and self.pairs:
+            lines = partial(_pair_lines, self.pairs, self.step_json)
+            pairs = LazyArray(lines, len(self.pairs), lines=True)
         return {
             "pairs": pairs,
             "summary": self.summary(),
@@ -136,19 +141,19 @@ class Comparison:
         }
 
 
-def _with_steps(
-    pairs: list[PairRecord], attach: Callable[[list[PairRecord]], None]
-) -> Iterator[PairRecord]:
-    """``pairs``, each with its steps while it is being written: attached STEP_BATCH pairs
-    at a time, removed once the batch is out, so memory holds one batch of steps."""
-    for start in range(0, len(pairs), STEP_BATCH):
-        batch = pairs[start : start + STEP_BATCH]
-        attach(batch)
-        yield from batch
-        for pair in batch:
-            for row in pair["step_diffs"]:
-                row.pop("baseline_step", None)
-                row.pop("candidate_step", None)
+def _pair_lines(pairs: list[PairRecord], writer: StepDiffWriter) -> Iterator[bytes]:
+    """Each pair as one compact JSON line with its step_diffs, STEP_BATCH pairs' steps read
+    at a time: the next batch is read (DuckDB, on another thread) while this one is written.
+    Only that thread uses the connection meanwhile."""
+    bounds = [*range(0, len(pairs), STEP_BATCH), len(pairs)]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-steps") as reader:
+        reading = reader.submit(writer.texts, bounds[0], bounds[1])
+        for k in range(len(bounds) - 1):
+            texts = reading.result()
+            if k + 2 < len(bounds):
+                reading = reader.submit(writer.texts, bounds[k + 1], bounds[k + 2])
+            for pair, text in zip(pairs[bounds[k] : bounds[k + 1]], texts, strict=True):
+                yield dumps_line(pair, {"step_diffs": text})
 
 
 class Engine(Protocol):
@@ -187,13 +192,24 @@ def compare_pairing(
 ) -> Comparison:
     """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
-    tables need only the metrics). ``steps_later``: not now, but batch by batch while
-    ``to_json()`` is written (keep ``con`` open until then): --json of many pairs."""
+    tables need only the metrics). ``steps_later`` (--json): the pairs' step_diffs stay
+    empty, their rows kept as arrays, and ``to_json()`` writes them with their steps as JSON
+    text, batch by batch (reportgen.divergence.step_json; keep ``con`` open until then)."""
     ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
     outcomes = run_outcomes(con, ids)
     repeats = repeat_pairs(pairing.pairs, outcomes)
-    compute = pair_metrics if engine is None else engine.pair_metrics
-    computed = compute(con, [*pairing.pairs, *repeats], progress=progress)
+    as_text = with_steps and steps_later  # step_diffs as arrays, written as text later
+    everything = [*pairing.pairs, *repeats]
+    rows: DiffRows | None = None
+    if as_text and engine is None:
+        computed, rows = pair_metrics_rows(con, everything, progress=progress)
+    else:
+        compute = pair_metrics if engine is None else engine.pair_metrics
+        computed = compute(con, everything, progress=progress)
+    if as_text and rows is None:  # another engine's dicts
+        rows = DiffRows.of_records(computed)
+        for record in computed:
+            record["step_diffs"] = []
     results, repeat_results = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
     complete_records(con, results, outcomes)
     if with_steps and not steps_later:
@@ -212,14 +228,14 @@ def compare_pairing(
         pair.task_id: r["trajectory_divergence_index"]
         for pair, r in zip(repeats, repeat_results, strict=True)
     }
-    attach = partial(_attach_steps, con) if with_steps and steps_later else None
+    writer = None if rows is None else StepDiffWriter(con, results, rows.head(len(results)))
     return Comparison(
         results,
         pairing.unpaired,
         list(thresholds),
         task_keys=keys,
         repeat_tdi=floor,
-        attach_steps=attach,
+        step_json=writer,
     )
 
 

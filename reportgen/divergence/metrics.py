@@ -10,7 +10,7 @@ and diffs, and the rows are assembled as JSON-contract dicts with the same numbe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -27,7 +27,13 @@ from reportgen._sql import load_sql
 from reportgen.archive.arrow import STEP_ROWS
 from reportgen.archive.connection import define_step_hashes
 from reportgen.divergence import _kernels, formulas
-from reportgen.divergence.records import PairRecord, RunTotals
+from reportgen.divergence.records import (
+    DIFF_STATUSES,
+    DiffRows,
+    PairRecord,
+    RunTotals,
+    StepDiff,
+)
 from reportgen.divergence.reference import (
     DELTA_NOTES,
     Run,
@@ -48,7 +54,6 @@ _INPUT_VIEW = "rg_pairs_input"
 _STAGES = ("pairs", "pair_runs")
 _WASTED_CODES = (1, 2, 3)  # status_code of error, retry, abandoned (step_facts.sql)
 _OTHER_STATUS = 4
-_DIFF_NAMES: Final = ("matched", "modified", "added", "removed")
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
@@ -312,15 +317,35 @@ def _step_metrics(
     return out
 
 
-def _diff_rows(
-    steps: _Steps, b_run: IntArray, c_run: IntArray, al: Alignments
-) -> list[list[dict[str, Any]]]:
-    """The step_diffs list of every pair (compiled: ``_kernels.diff_lists``)."""
+def _diff_rows(steps: _Steps, b_run: IntArray, c_run: IntArray, al: Alignments) -> DiffRows:
+    """The step_diffs rows of every pair as arrays: a row of two steps is matched when their
+    statuses and states are equal, else modified; the action is its step's (baseline first)."""
     off = steps.off
-    return _kernels.diff_lists(
-        al.row_off, al.b, al.c, off[b_run], off[c_run],
-        steps.status, steps.state, steps.sig, steps.actions, _DIFF_NAMES,
-    )  # fmt: skip
+    pair = np.repeat(np.arange(b_run.size, dtype=np.int64), np.diff(al.row_off))
+    has_b, has_c = al.b >= 0, al.c >= 0
+    gb = np.where(has_b, off[b_run][pair] + al.b, 0)
+    gc = np.where(has_c, off[c_run][pair] + al.c, 0)
+    same = (steps.status[gb] == steps.status[gc]) & (steps.state[gb] == steps.state[gc])
+    kind = np.where(~has_b, 2, np.where(~has_c, 3, np.where(same, 0, 1))).astype(np.int8)
+    action = np.where(has_b, steps.sig[gb], steps.sig[gc]).astype(np.int64)
+    return DiffRows(
+        np.ascontiguousarray(al.row_off, dtype=np.int64),
+        kind,
+        np.ascontiguousarray(al.b, dtype=np.int64),
+        np.ascontiguousarray(al.c, dtype=np.int64),
+        action,
+        steps.actions,
+    )
+
+
+def step_diff_dicts(rows: DiffRows) -> list[list[StepDiff]]:
+    """The step_diffs list of every pair of ``rows`` (compiled: ``_kernels.diff_lists``)."""
+    return cast(
+        list[list[StepDiff]],
+        _kernels.diff_lists(
+            rows.off, rows.kind, rows.b, rows.c, rows.action, rows.actions, DIFF_STATUSES
+        ),
+    )
 
 
 def _deltas(totals: _Totals, b_run: IntArray, c_run: IntArray) -> dict[str, Any]:
@@ -390,9 +415,9 @@ def _assemble(
     metrics: dict[str, Any],
     loops: tuple[list[_LoopRow], list[int]],
     run_totals: list[RunTotals],
-    diffs: list[list[dict[str, Any]]],
 ) -> list[PairRecord]:
-    """The JSON-contract dict of every pair (same keys, order and values as compare_pair)."""
+    """The JSON-contract dict of every pair (same keys, order and values as compare_pair),
+    its step_diffs left empty (see :func:`_diff_rows`)."""
     loop_rows, loop_off = loops
     scalar_keys = (
         "trajectory_divergence_index",
@@ -448,7 +473,7 @@ def _assemble(
             row[f"{key}_delta_percentage"] = values[p]
             if reasons[p] is not None:
                 row[f"{key}_delta_note"] = DELTA_NOTES[reasons[p]].format(what=what)
-        row["step_diffs"] = diffs[p]
+        row["step_diffs"] = []
         row["baseline_totals"] = dict(run_totals[br])
         row["candidate_totals"] = dict(run_totals[cr])
         out.append(cast(PairRecord, row))
@@ -563,8 +588,8 @@ def _first_divergence(
     return out
 
 
-def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[PairRecord]:
-    """Every metric of every pair of the chunk. The alignment (compiled, it releases the GIL)
+def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> tuple[list[PairRecord], DiffRows]:
+    """Every metric of every pair of the chunk, and its step_diffs rows as arrays. The alignment (compiled, it releases the GIL)
     runs on ``pool`` while this thread resolves the totals and scans for loops. Alignment,
     TDI, RSR and the first divergence use each run's alignment order (AgentDiff's order of
     nested steps); loops, identical calls and the indices reported use step order."""
@@ -600,7 +625,8 @@ def _compute(chunk: _Chunk, pool: ThreadPoolExecutor) -> list[PairRecord]:
     loops = _run_loops(steps, found)
     run_totals = _run_totals_dicts(totals)
     diffs = _diff_rows(steps, b_arr, c_arr, al)
-    return _assemble(chunk.columns, chunk.b_run, chunk.c_run, metrics, loops, run_totals, diffs)
+    records = _assemble(chunk.columns, chunk.b_run, chunk.c_run, metrics, loops, run_totals)
+    return records, diffs
 
 
 def pair_metrics(
@@ -617,13 +643,43 @@ def pair_metrics(
     Python overlap and memory stays bounded by a chunk. Raises ValueError for duplicate pair
     ids or runs the archive lacks. ``progress("computing metrics", done, total)`` is called
     after each chunk."""
+    out: list[PairRecord] = []
+    for records, rows in _chunks(con, pairs, progress):
+        for record, diffs in zip(records, step_diff_dicts(rows), strict=True):
+            record["step_diffs"] = diffs
+        out.extend(records)
+    return out
+
+
+def pair_metrics_rows(
+    con: duckdb.DuckDBPyConnection,
+    pairs: Sequence[PairLike],
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[list[PairRecord], DiffRows]:
+    """As :func:`pair_metrics`, but each record's step_diffs left empty and the rows of all
+    pairs returned as arrays (a few bytes a row, not a dict): what ``compare --json`` writes
+    as JSON text."""
+    out: list[PairRecord] = []
+    parts: list[DiffRows] = []
+    for records, rows in _chunks(con, pairs, progress):
+        out.extend(records)
+        parts.append(rows)
+    return out, DiffRows.concat(parts)
+
+
+def _chunks(
+    con: duckdb.DuckDBPyConnection,
+    pairs: Sequence[PairLike],
+    progress: Callable[[str, int, int], None] | None,
+) -> Iterator[tuple[list[PairRecord], DiffRows]]:
+    """The records and rows of each chunk of CHUNK_PAIRS pairs, in order (see pair_metrics)."""
     columns = _as_columns(pairs)
     total = len(columns["pair_id"])
     if not total:
-        return []
+        return
     bounds = [*range(0, total, CHUNK_PAIRS), total]
     chunks = [{k: v[a:z] for k, v in columns.items()} for a, z in pairwise(bounds)]
-    out: list[PairRecord] = []
     reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-read")
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-metrics")
     try:
@@ -633,11 +689,11 @@ def pair_metrics(
                 chunk = reading.result()
                 if k + 1 < len(chunks):  # the connection is free: _compute never touches it
                     reading = reader.submit(_read, con, chunks[k + 1])
-                out.extend(_compute(chunk, pool))
+                computed = _compute(chunk, pool)
                 del chunk
+                yield computed
                 if progress is not None:
-                    progress("computing metrics", len(out), total)
-            return out
+                    progress("computing metrics", bounds[k + 1], total)
     finally:
         reader.shutdown(wait=True, cancel_futures=True)
         pool.shutdown()

@@ -4,7 +4,12 @@ mypy checks every key read by name."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, NamedTuple, NotRequired, TypedDict
+
+import numpy as np
+import numpy.typing as npt
 
 
 class RunTotals(TypedDict):
@@ -99,3 +104,71 @@ class PairRecord(TypedDict):
     passed: NotRequired[bool]
     violations: NotRequired[list[dict[str, Any]]]
     gates_not_evaluated: NotRequired[list[dict[str, Any]]]
+
+
+#: The status of a step_diffs row by its kind code (DiffRows.kind).
+DIFF_STATUSES: Final = ("matched", "modified", "added", "removed")
+
+
+@dataclass(frozen=True, slots=True)
+class DiffRows:
+    """The step_diffs rows of many pairs as arrays, not dicts (``compare --json`` writes them
+    as JSON text): pair p owns rows ``off[p]:off[p + 1]``; per row its kind (index into
+    DIFF_STATUSES), the baseline and candidate step index (-1: none) and its action
+    (``actions[action]``)."""
+
+    off: npt.NDArray[np.int64]
+    kind: npt.NDArray[np.int8]
+    b: npt.NDArray[np.int64]
+    c: npt.NDArray[np.int64]
+    action: npt.NDArray[np.int64]
+    actions: list[str]
+
+    @staticmethod
+    def concat(parts: Sequence[DiffRows]) -> DiffRows:
+        """The rows of ``parts``, pairs in order (action codes renumbered)."""
+        shifts = np.cumsum([0, *(int(p.off[-1]) for p in parts)])
+        codes = np.cumsum([0, *(len(p.actions) for p in parts)])
+        return DiffRows(
+            off=np.concatenate(
+                [
+                    np.zeros(1, np.int64),
+                    *(p.off[1:] + s for p, s in zip(parts, shifts, strict=False)),
+                ]
+            ),
+            kind=np.concatenate([np.zeros(0, np.int8), *(p.kind for p in parts)]),
+            b=np.concatenate([np.zeros(0, np.int64), *(p.b for p in parts)]),
+            c=np.concatenate([np.zeros(0, np.int64), *(p.c for p in parts)]),
+            action=np.concatenate(
+                [np.zeros(0, np.int64), *(p.action + k for p, k in zip(parts, codes, strict=False))]
+            ),
+            actions=[a for p in parts for a in p.actions],
+        )
+
+    def head(self, pairs: int) -> DiffRows:
+        """The rows of the first ``pairs`` pairs."""
+        end = int(self.off[pairs])
+        return DiffRows(
+            self.off[: pairs + 1], self.kind[:end], self.b[:end], self.c[:end],
+            self.action[:end], self.actions,
+        )  # fmt: skip
+
+    @staticmethod
+    def of_records(records: Sequence[PairRecord]) -> DiffRows:
+        """The rows of records that hold their step_diffs as dicts (another engine's)."""
+        rows = [row for r in records for row in r["step_diffs"]]
+        names = sorted({row["action"] for row in rows})
+        code = {name: n for n, name in enumerate(names)}
+        kinds = {name: n for n, name in enumerate(DIFF_STATUSES)}
+
+        def index(value: int | None) -> int:
+            return -1 if value is None else value
+
+        return DiffRows(
+            off=np.cumsum([0, *(len(r["step_diffs"]) for r in records)], dtype=np.int64),
+            kind=np.array([kinds[row["status"]] for row in rows], dtype=np.int8),
+            b=np.array([index(row["baseline_index"]) for row in rows], dtype=np.int64),
+            c=np.array([index(row["candidate_index"]) for row in rows], dtype=np.int64),
+            action=np.array([code[row["action"]] for row in rows], dtype=np.int64),
+            actions=names,
+        )
