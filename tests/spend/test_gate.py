@@ -65,3 +65,20 @@ def test_gate_on_an_archive(tmp_path: Path) -> None:
     assert [v["gate"] for v in data["violations"]] == ["avoidable_cost"]
     passed = runner.invoke(app, ["gate", "--db", str(db), "--max-avoidable-cost", "0.03"])
     assert passed.exit_code == 0, passed.output
+
+
+def test_latency_past_duckdb_times_is_no_crash(tmp_path: Path) -> None:
+    """A latency of 1e16 ms is valid input; the end time it gives is past what DuckDB's times
+    hold, so it counts as unknown instead of failing the comparison (it raised an interval
+    out-of-range error)."""
+    step = {"type": "tool", "action": "Read", "status": "ok", "latency_ms": 1e16,
+            "started_at": "2026-11-28T02:00:00Z", "input": {"file_path": "a"}}  # fmt: skip
+    paths = []
+    for side in ("baseline", "candidate"):
+        path = tmp_path / side / "r.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps({"task_id": "t1", "steps": [step, step]}))
+        paths.append(str(path))
+    out = runner.invoke(make_app(), ["compare", *paths, "--json"])
+    assert out.exit_code == 0, out.output
+    assert "baseline_avoidable_cost_usd" in json.loads(out.stdout)

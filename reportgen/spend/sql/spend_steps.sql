@@ -24,7 +24,8 @@ WITH kinds AS (
         s.tokens_in,
         s.tokens_out,
         s.started_at,
-        s.started_at + to_milliseconds(coalesce(s.latency_ms, 0)) AS ended_at,
+        -- NULL past DuckDB's range of times (a latency of 1e16 ms is valid input)
+        TRY(s.started_at + to_milliseconds(coalesce(s.latency_ms, 0))) AS ended_at,
         coalesce(
             s.cost_usd,
             CASE WHEN s.type = 'llm' AND (s.tokens_in IS NOT NULL OR s.tokens_out IS NOT NULL)
