@@ -408,13 +408,28 @@ def _stage_files(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> N
             "source_file": [str(s.path) for s in sources],
             "display_path": [s.display for s in sources],
             "content_hash": [s.content_hash for s in sources],
-            "default_label": [s.path.resolve().parent.name or "default" for s in sources],
+            "default_label": _folder_names([s.path for s in sources]),
             "default_task": [s.path.name.split(".")[0] for s in sources],
         }
     )
     con.register("stage_files_arrow", table)
     con.execute("CREATE OR REPLACE TEMP TABLE stage_files AS SELECT * FROM stage_files_arrow")
     con.unregister("stage_files_arrow")
+
+
+def _folder_names(paths: list[Path]) -> list[str]:
+    """The name of the folder each file really is in (symlinks resolved; "default" at the
+    root), each folder resolved once: resolving every path costs a syscall per component."""
+    folders: dict[Path, str] = {}
+    names = []
+    for path in paths:
+        if path.is_symlink():
+            names.append(path.resolve().parent.name or "default")
+            continue
+        if path.parent not in folders:
+            folders[path.parent] = path.parent.resolve().name or "default"
+        names.append(folders[path.parent])
+    return names
 
 
 def _write(

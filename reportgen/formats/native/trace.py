@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from functools import cache
 
 import duckdb
@@ -15,6 +16,9 @@ from reportgen.formats.duck import parse_records, run_checks
 from reportgen.formats.source import SourceFile
 
 _STEPS_KEY = Marked(rb'"steps"\s*:\s*\[')
+ITEM_BATCH_ROWS = 64
+"""Runs per Arrow record batch of the steps trace_steps.sql types: DuckDB's threads share
+batches, while a temp table of a few thousand runs is one row group (one thread's scan)."""
 
 
 class NativeTrace:
@@ -50,7 +54,13 @@ class NativeTrace:
         )
         self._check(con, "trace_check_runs", sources)
         con.execute(load_sql("trace_runs"))
-        con.execute(load_sql("trace_steps"))
+        items = con.sql("SELECT rowid AS rid, steps FROM stage_trace_raw")
+        con.register("stage_trace_items", items.to_arrow_reader(ITEM_BATCH_ROWS).read_all())
+        try:
+            con.execute(load_sql("trace_steps"))
+        finally:
+            with contextlib.suppress(duckdb.Error):  # void after an error: nothing to drop
+                con.unregister("stage_trace_items")
         self._check(con, "trace_check_steps", sources)
         con.execute("INSERT INTO stage_runs BY NAME SELECT * EXCLUDE (rid) FROM stage_trace_runs")
         con.execute(

@@ -1,7 +1,10 @@
 -- trace_steps: typed steps from staged traces, checked and typed in one pass straight into
 -- the generic stage table stage_steps.
 -- Grain: none: inserts into stage_steps (one row per step, in trajectory order).
--- Needs: temp tables stage_trace_raw (trace_read.sql rows), stage_trace_runs (trace_runs.sql)
+-- Needs: the Arrow table stage_trace_items (rid, steps: stage_trace_raw's rowid and steps, in
+--   small record batches so that DuckDB's threads share the work: a temp table of a few
+--   thousand runs is one row group, which one thread scans; registered by NativeTrace.stage),
+--   temp table stage_trace_runs (trace_runs.sql)
 --   and stage_steps (made, with its extra problem column, by reportgen.ingest.loader._load);
 --   macros rg_absent, rg_keys, rg_text, rg_bad_text, rg_bad_any_text, rg_bad_count,
 --   rg_bad_amount, rg_bad_time (macros.sql).
@@ -13,8 +16,8 @@
 -- bad step are never stored: the load stops (or, with --skip-invalid, drops its file).
 INSERT INTO stage_steps BY NAME
 WITH items AS (
-    SELECT rowid AS rid, unnest(steps) AS step, generate_subscripts(steps, 1) - 1 AS idx
-    FROM stage_trace_raw
+    SELECT rid, unnest(steps) AS step, generate_subscripts(steps, 1) - 1 AS idx
+    FROM stage_trace_items
 ),
 parsed AS (
     SELECT rid, idx, step, json_type(step) AS kind,
