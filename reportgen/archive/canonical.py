@@ -79,7 +79,9 @@ def _batch(texts: pa.Array | pa.ChunkedArray) -> pa.Array:
     ends = np.frombuffer(offsets, dtype=np.int64)[texts.offset : texts.offset + len(texts) + 1]
     raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     kept = np.frombuffer(already_canonical(raw, np.ascontiguousarray(ends)), dtype=bool)
-    redo = ~kept & texts.is_valid().to_numpy(zero_copy_only=False)
+    redo = ~kept
+    if texts.null_count:  # nulls stay null
+        redo &= texts.is_valid().to_numpy(zero_copy_only=False)
     if not redo.any():
         return texts
     canon = canonical_text

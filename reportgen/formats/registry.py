@@ -66,10 +66,8 @@ def adapters() -> tuple[Format, ...]:
 
 
 @cache
-@cache
 def all_formats() -> tuple[Format, ...]:
-    """Every known format, in detection order: native ones first, then plug-ins (looked up
-    once per process: detection asks for every file)."""
+    """Every known format, in detection order: native ones first, then plug-ins."""
     found: list[Format] = [*native_formats(), *adapters()]
     for entry in entry_points(group="reportgen.formats"):
         found.append(entry.load()())
