@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from duckdb.func import PythonUDFType
 
 from reportgen.archive._canonical import already_canonical
+from reportgen.archive.arrow import text_buffers
 
 #: Name of the DuckDB function (VARCHAR -> VARCHAR) that step_hashes.sql calls.
 FUNCTION = "rg_canonical_json"
@@ -75,13 +76,11 @@ def _batch(texts: pa.Array | pa.ChunkedArray) -> pa.Array:
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
     texts = texts.cast(pa.large_string())
-    _, offsets, data = texts.buffers()
-    ends = np.frombuffer(offsets, dtype=np.int64)[texts.offset : texts.offset + len(texts) + 1]
-    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    kept = np.frombuffer(already_canonical(raw, np.ascontiguousarray(ends)), dtype=bool)
+    offsets, data = text_buffers(texts)
+    kept = np.frombuffer(already_canonical(data, offsets), dtype=bool)
     redo = ~kept
     if texts.null_count:  # nulls stay null
-        redo &= texts.is_valid().to_numpy(zero_copy_only=False)
+        redo = redo & texts.is_valid().to_numpy(zero_copy_only=False)
     if not redo.any():
         return texts
     canon = canonical_text

@@ -22,6 +22,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from reportgen._sql import load_sql
+from reportgen.archive.arrow import text_buffers
 from reportgen.divergence import _kernels
 from reportgen.divergence.records import DiffRows, PairRecord
 from reportgen.divergence.reference import argument_diff
@@ -35,16 +36,6 @@ def _ints(col: pa.ChunkedArray | pa.Array) -> IntArray:
     """A non-NULL integer column as int64."""
     arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
     return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.int64)
-
-
-def _buffers(col: pa.ChunkedArray) -> tuple[IntArray, npt.NDArray[np.uint8]]:
-    """A non-NULL string column as offsets (int64) and bytes, without a Python str per row."""
-    arr = col.combine_chunks().cast(pa.large_string())
-    _validity, offsets, data = arr.buffers()
-    assert offsets is not None
-    off = np.frombuffer(offsets, dtype=np.int64)[arr.offset : arr.offset + len(arr) + 1]
-    raw = np.zeros(0, np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)
-    return np.ascontiguousarray(off), raw
 
 
 def _loads(text: str | None) -> Any:
@@ -87,7 +78,7 @@ class StepDiffWriter:
         off = np.ascontiguousarray(rows.off[start : stop + 1])
         args = self._argument_diffs(table, slot_row, first, size, b_run, c_run, off)
         overrides = self._unusual_steps(table, slot_row, first[rn] + idx)
-        step_off, step_data = _buffers(table["step"])
+        step_off, step_data = text_buffers(table["step"])
         return _kernels.step_diffs_json(
             off, rows.kind, rows.b, rows.c, rows.action, self.action_json,
             first[b_run], size[b_run], first[c_run], size[c_run], slot_row,
@@ -142,7 +133,7 @@ class StepDiffWriter:
 
         b_row = step_rows(rows.b[modified], b_run[pair])
         c_row = step_rows(rows.c[modified], c_run[pair])
-        text_off, text_data = _buffers(table["input"])
+        text_off, text_data = text_buffers(table["input"])
         texts, left = _kernels.argument_diffs(b_row, c_row, text_off, text_data)
         inputs = table["input"]
         for m in left:

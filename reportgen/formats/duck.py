@@ -7,9 +7,9 @@ import re
 from collections import defaultdict
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 
+from reportgen.archive.arrow import text_buffers
 from reportgen.errors import InputError
 from reportgen.formats.base import StageOptions
 from reportgen.formats.diagnose import ExtraCheck, first_problem
@@ -110,14 +110,9 @@ def _bad_files(batch: pa.Table, sources: list[SourceFile]) -> list[SourceFile]:
 
 def _texts(batch: pa.Table) -> list[tuple[str, bytes]]:
     """Each record's file and raw bytes (text that may not be UTF-8 cannot be read as str)."""
-    content = batch["content"].combine_chunks()
-    data, offsets = content.buffers()[2], content.buffers()[1]
-    ends = np.frombuffer(offsets, dtype=np.int64)[
-        content.offset : content.offset + len(content) + 1
-    ]
-    raw = memoryview(data)
+    off, raw = text_buffers(batch["content"])
     files = batch["source_file"].to_pylist()
-    return [(files[i], bytes(raw[ends[i] : ends[i + 1]])) for i in range(len(files))]
+    return [(f, raw[off[i] : off[i + 1]].tobytes()) for i, f in enumerate(files)]
 
 
 def _utf8(text: bytes) -> bool:
