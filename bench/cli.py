@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _environment import as_users_run
+
 DATA = Path(__file__).resolve().parent / "_data"
 ACTIONS = ["read_file", "write_file", "run_tests", "search_code", "plan", "grep", "edit_file"]
 BARE_READ = (
@@ -182,6 +184,7 @@ def best(argv: list[str], repeat: int, before: object = None) -> tuple[float, fl
 
 
 def main() -> None:
+    as_users_run()
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--steps", type=int, default=200)

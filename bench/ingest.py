@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _environment import as_users_run
+
 DATA = Path(__file__).resolve().parent / "_data"
 ACTIONS = ["read_file", "write_file", "run_tests", "search_code", "plan", "grep", "edit_file"]
 BARE = "import duckdb, sys; duckdb.connect(sys.argv[2]).execute('CREATE TABLE t AS SELECT * FROM read_json(?)', [sys.argv[1]])"
@@ -71,6 +73,7 @@ def measure(argv: list[str]) -> tuple[float, float]:
 
 
 def main() -> None:
+    as_users_run()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=2)

@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _environment import as_users_run
+
 BARE_APP = '''
 import typer
 
@@ -62,6 +64,7 @@ def timed(command: list[str], repeat: int) -> list[float]:
 
 
 def main() -> None:
+    as_users_run()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
     args = parser.parse_args()

@@ -25,7 +25,10 @@ cdef class Scan:
     cdef public long max_depth, depth, line
     cdef public bint lines, in_string, escaped, ended
     cdef public bint non_finite
-    cdef public object duplicate  # (line, key bytes) of the first repeated top-level key
+    # the first repeated top-level key: its line (0: none) and bytes (see ``duplicate``)
+    cdef long dup_line
+    cdef char dup_key[KEYMAX]
+    cdef int dup_len
     cdef int kind[4]  # container at depths 1..3: 1 object, 2 array
     cdef bint expect_key, capturing, first_done, in_steps, top_key_steps, steps_seen
     cdef bint first_object, keys_ok, step_keys_ok, record_open
@@ -46,13 +49,30 @@ cdef class Scan:
         self.lines = lines
         self.max_depth = max_depth
         self.line = 1
-        self.duplicate = None
         self.keys_ok = True
         self.step_keys_ok = True
 
+    @property
+    def duplicate(self):
+        """(line, key bytes) of the first repeated top-level key of any record, or None."""
+        if self.dup_line == 0:
+            return None
+        return (self.dup_line, self.dup_key[: self.dup_len])
+
     def feed(self, const unsigned char[::1] block):
-        """Scan ``block``; return (problem, problem_line): 0 when none."""
-        cdef Py_ssize_t i, j, n = block.shape[0]
+        """Scan ``block``; return (problem, problem_line): 0 when none. The byte loop runs
+        without the GIL, so threads measure files side by side."""
+        cdef long problem_line = 0
+        cdef int problem
+        cdef Py_ssize_t n = block.shape[0]
+        if n == 0:
+            return 0, 0
+        with nogil:
+            problem = self._feed(&block[0], n, &problem_line)
+        return problem, problem_line
+
+    cdef int _feed(self, const unsigned char* block, Py_ssize_t n, long* problem_out) noexcept nogil:
+        cdef Py_ssize_t i, j
         cdef unsigned char c
         cdef int problem = 0
         cdef long problem_line = 0
@@ -172,21 +192,22 @@ cdef class Scan:
         self.escaped = escaped
         self.capturing = capturing
         self.depth = depth
-        return problem, problem_line
+        problem_out[0] = problem_line
+        return problem
 
-    cdef inline void _value_start(self, unsigned char c):
+    cdef inline void _value_start(self, unsigned char c) noexcept nogil:
         """A value begins: inside the first record's steps list, it must be an object."""
         if self.in_steps and self.depth == 2 and c != 123:
             self.step_keys_ok = False
 
-    cdef inline void _key_byte(self, unsigned char c):
+    cdef inline void _key_byte(self, unsigned char c) noexcept nogil:
         if self.keylen < KEYMAX:
             self.key[self.keylen] = <char>c
             self.keylen += 1
         else:
             self.key_long = True
 
-    cdef void _key_done(self, const unsigned char* key, Py_ssize_t keylen, bint key_long):
+    cdef void _key_done(self, const unsigned char* key, Py_ssize_t keylen, bint key_long) noexcept nogil:
         cdef int j
         if self.key_depth == 1:
             if not self.first_done and self.depth == 1:
@@ -199,8 +220,10 @@ cdef class Scan:
                 return
             for j in range(self.n_top):
                 if self.top_len[j] == keylen and memcmp(self.top[j], key, keylen) == 0:
-                    if self.duplicate is None:
-                        self.duplicate = (self.line, key[: keylen])
+                    if self.dup_line == 0:
+                        self.dup_line = self.line
+                        memcpy(self.dup_key, key, keylen)
+                        self.dup_len = <int>keylen
                     return
             if self.n_top < TOPMAX:
                 memcpy(self.top[self.n_top], key, keylen)
@@ -228,7 +251,7 @@ cdef class Scan:
             else:
                 self.step_keys_ok = False
 
-    cdef void _end_record(self):
+    cdef void _end_record(self) noexcept nogil:
         cdef int j
         if not self.record_open and not self.first_object:
             return

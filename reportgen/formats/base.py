@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -40,6 +41,13 @@ class Format(Protocol):
     ) -> None:
         """Parse ``sources`` into ``stage_<table>`` temp tables, or raise InputError."""
         ...
+
+
+def growing(formats: Iterable[Format]) -> list[str]:
+    """The names of the append-only session-log formats among ``formats`` (a ``grows = True``
+    attribute): re-ingesting such a file after it grew replaces the runs it held before,
+    without ``--replace``, and their runs get session defaults (label, batch day)."""
+    return sorted({f.name for f in formats if getattr(f, "grows", False) is True})
 
 
 def first_record(source: SourceFile) -> Any:

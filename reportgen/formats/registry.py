@@ -10,25 +10,10 @@ native."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
-from importlib.metadata import entry_points
 
 from reportgen.errors import InputError, UsageError
-from reportgen.formats.adapters.agentdiff import AgentDiffTrace
-from reportgen.formats.adapters.atif import AtifTrajectory
-from reportgen.formats.adapters.claude_code import ClaudeCode
-from reportgen.formats.adapters.codex_cli import CodexCli
-from reportgen.formats.adapters.gemini_cli import GeminiCli
-from reportgen.formats.adapters.inspect_log import InspectLog
-from reportgen.formats.adapters.langfuse import LangfuseExport
-from reportgen.formats.adapters.langsmith import LangSmithRuns
-from reportgen.formats.adapters.mini_swe_agent import MiniSweAgent
-from reportgen.formats.adapters.openai_agents import OpenAIAgents
-from reportgen.formats.adapters.otel import OtelSpans
-from reportgen.formats.adapters.swe_agent import SweAgent
-from reportgen.formats.adapters.swe_bench import SweBenchSubmission
-from reportgen.formats.adapters.tau2_bench import Tau2Bench
-from reportgen.formats.adapters.tau_bench import TauBench
 from reportgen.formats.base import Format
 from reportgen.formats.native.iterations import NativeIterations
 from reportgen.formats.native.outputs import NativeOutputs
@@ -45,7 +30,24 @@ def native_formats() -> tuple[Format, ...]:
 @cache
 def adapters() -> tuple[Format, ...]:
     """The built-in adapters for other tools' formats, in detection order (Langfuse before
-    OpenTelemetry: its observations embed GenAI attributes)."""
+    OpenTelemetry: its observations embed GenAI attributes). Imported here, when first asked
+    for: a load of native files never needs them (native detection is certain first)."""
+    from reportgen.formats.adapters.agentdiff import AgentDiffTrace
+    from reportgen.formats.adapters.atif import AtifTrajectory
+    from reportgen.formats.adapters.claude_code import ClaudeCode
+    from reportgen.formats.adapters.codex_cli import CodexCli
+    from reportgen.formats.adapters.gemini_cli import GeminiCli
+    from reportgen.formats.adapters.inspect_log import InspectLog
+    from reportgen.formats.adapters.langfuse import LangfuseExport
+    from reportgen.formats.adapters.langsmith import LangSmithRuns
+    from reportgen.formats.adapters.mini_swe_agent import MiniSweAgent
+    from reportgen.formats.adapters.openai_agents import OpenAIAgents
+    from reportgen.formats.adapters.otel import OtelSpans
+    from reportgen.formats.adapters.swe_agent import SweAgent
+    from reportgen.formats.adapters.swe_bench import SweBenchSubmission
+    from reportgen.formats.adapters.tau2_bench import Tau2Bench
+    from reportgen.formats.adapters.tau_bench import TauBench
+
     return (
         AgentDiffTrace(),
         AtifTrajectory(),
@@ -68,17 +70,12 @@ def adapters() -> tuple[Format, ...]:
 @cache
 def all_formats() -> tuple[Format, ...]:
     """Every known format, in detection order: native ones first, then plug-ins."""
+    from importlib.metadata import entry_points
+
     found: list[Format] = [*native_formats(), *adapters()]
     for entry in entry_points(group="reportgen.formats"):
         found.append(entry.load()())
     return tuple(found)
-
-
-@cache
-def growing_formats() -> tuple[str, ...]:
-    """Formats of append-only session logs (a ``grows = True`` attribute): re-ingesting such a
-    file after it grew replaces the runs it held before, without ``--replace``."""
-    return tuple(f.name for f in all_formats() if getattr(f, "grows", False) is True)
 
 
 def get_format(name: str) -> Format:
@@ -90,10 +87,16 @@ def get_format(name: str) -> Format:
     raise UsageError(f"unknown format {name!r} (known: {known})")
 
 
+def _detection_order() -> Iterator[Format]:
+    """``all_formats()``, built only once a native format has not settled the file."""
+    yield from native_formats()
+    yield from all_formats()[len(native_formats()) :]
+
+
 def detect_format(source: SourceFile) -> Format:
     """The first format that recognises ``source``, or an InputError naming those tried. A
     native match gives way to a built-in adapter that recognises the file by its signature."""
-    for fmt in all_formats():
+    for fmt in _detection_order():
         certain = getattr(fmt, "certain", None)
         if certain is not None and certain(source):
             return fmt  # only native fields: no adapter's signature can be there

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import duckdb
 
 from reportgen.archive.connection import first_row
 from reportgen.errors import InputError
+from reportgen.formats.base import Format, growing
 from reportgen.formats.diagnose import find_line
-from reportgen.formats.registry import growing_formats
 from reportgen.formats.source import SourceFile
 
 
 def check_conflicts(
-    con: duckdb.DuckDBPyConnection, sources: list[SourceFile], replace: bool
+    con: duckdb.DuckDBPyConnection,
+    sources: list[SourceFile],
+    replace: bool,
+    staged: Iterable[Format] = (),
 ) -> int:
     """Raise on a run id staged twice, or already archived (unless ``replace``, which deletes
-    the archived run first). Returns how many archived runs were replaced."""
+    the archived run first); ``staged``: the formats of the load (its append-only session
+    logs replace their earlier runs, see _replace_grown). Returns how many archived runs were
+    replaced."""
     by_display = {s.display: s for s in sources}
     twice = first_row(
         con,
@@ -45,7 +52,7 @@ def check_conflicts(
         raise InputError(
             display, f"run {run_id!r} has iteration {iteration} twice", line=line, field="iter"
         )
-    grown = _replace_grown(con)
+    grown = _replace_grown(con, staged)
     clash = first_row(
         con,
         "SELECT s.run_id, s.source_file, r.source_file FROM stage_runs s JOIN runs r USING (run_id)"
@@ -78,12 +85,12 @@ def check_conflicts(
     return grown + (int(replaced[0]) if replaced else 0)
 
 
-def _replace_grown(con: duckdb.DuckDBPyConnection) -> int:
+def _replace_grown(con: duckdb.DuckDBPyConnection, staged: Iterable[Format]) -> int:
     """Delete the archived runs a grown session log now holds again: same run id, same
     format, same source file, and the format is an append-only session log (see
-    ``growing_formats``). Such a file changed content (so its hash is new) because the tool
+    ``reportgen.formats.base.growing``). Such a file changed content (so its hash is new) because the tool
     appended to it; its runs are the same runs, longer."""
-    formats = list(growing_formats())
+    formats = growing(staged)
     if not formats:
         return 0
     con.execute(

@@ -26,7 +26,7 @@ from reportgen.errors import InputError, UsageError
 from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
 from reportgen.formats.diagnose import first_problem
 from reportgen.formats.registry import detect_format, get_format
-from reportgen.formats.source import SourceFile, discover, measure
+from reportgen.formats.source import SourceFile, discover, measure_all
 from reportgen.ingest.conflicts import check_conflicts
 from reportgen.ingest.options import (
     SessionOptions,
@@ -226,11 +226,11 @@ def _ingest(
     found = discover(paths, found_notices)
     notes = find_notes(paths)
     sources: list[SourceFile] = []
-    for done, (path, display_path) in enumerate(found, start=1):
-        try:
-            sources.append(measure(path, display_path, options.max_record_bytes))
-        except InputError as error:
-            fail(error)
+    for done, measured in enumerate(measure_all(found, options.max_record_bytes), start=1):
+        if isinstance(measured, InputError):
+            fail(measured)
+        else:
+            sources.append(measured)
         hook("checking files", done, len(found))
 
     con = open_archive()
@@ -361,10 +361,10 @@ def _load(
         if run_id_prefix:
             for table in STAGE_TABLES:
                 con.execute(f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix})
-        apply_session_defaults(con, sessions)
+        apply_session_defaults(con, sessions, by_name.values())
         _assign_batches(con, batch)
         _check_token_limits(con, sources, formats)
-        replaced = check_conflicts(con, sources, replace)
+        replaced = check_conflicts(con, sources, replace, by_name.values())
         stage_notes(con, notes, sources)
         hook("writing", 0, 1)
         load_id = uuid.uuid4().hex

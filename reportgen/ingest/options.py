@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import duckdb
 
 from reportgen.errors import UsageError
+
+if TYPE_CHECKING:
+    from reportgen.formats.base import Format
 
 MAX_RECORD_MB_CEILING = 4096
 """Largest ``--max-record-mb`` accepted: DuckDB's read_json takes the limit as a 32-bit size."""
@@ -39,7 +44,7 @@ git branch the session ran on (the model when the log names no branch)."""
 @dataclass(frozen=True)
 class SessionOptions:
     """Defaults for the runs of session-log formats (Claude Code, Codex CLI, Gemini CLI;
-    ``growing_formats()``): ``label_by`` model or branch, or a fixed ``label``; batches per
+    ``reportgen.formats.base.growing``): ``label_by`` model or branch, or a fixed ``label``; batches per
     day of the session's start in time zone ``tz``."""
 
     label_by: str = "model"
@@ -76,15 +81,21 @@ def _zone(name: str) -> bool:
     return True
 
 
-def apply_session_defaults(con: duckdb.DuckDBPyConnection, options: SessionOptions) -> None:
-    """Label and batch the staged runs of the session-log formats (session_defaults.sql)."""
+def apply_session_defaults(
+    con: duckdb.DuckDBPyConnection, options: SessionOptions, staged: Iterable[Format]
+) -> None:
+    """Label and batch the staged runs of the session-log formats among ``staged`` (the
+    formats of the load; session_defaults.sql)."""
     from reportgen._sql import load_sql
-    from reportgen.formats.registry import growing_formats
+    from reportgen.formats.base import growing
 
+    formats = growing(staged)
+    if not formats:
+        return
     con.execute(
         load_sql("session_defaults"),
         {
-            "formats": list(growing_formats()),
+            "formats": formats,
             "label": options.label,
             "by_branch": options.label_by == "branch",
             "tz": options.tz,

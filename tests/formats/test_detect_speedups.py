@@ -10,9 +10,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reportgen.errors import InputError
+from reportgen.formats import source
 from reportgen.formats.base import Marked, first_record
 from reportgen.formats.source import CHUNK, SourceFile, measure
 
@@ -57,3 +60,30 @@ def test_one_pass_hash_is_the_file_hash(tmp_path: Path) -> None:
     assert _source(tmp_path, "h.json", data).content_hash == hashlib.sha256(data).hexdigest()
     packed = gzip.compress(data)
     assert _source(tmp_path, "h.json.gz", packed).content_hash == hashlib.sha256(packed).hexdigest()
+
+
+def test_measure_all_keeps_file_order_and_each_error_in_its_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threads measure batches of files; the results (an InputError for a bad file) come back
+    in the files' order, as measuring one file after another gives them."""
+    monkeypatch.setattr(source, "MEASURE_THREADS", 2)
+    monkeypatch.setattr(source, "MEASURE_BATCH", 3)
+    found = []
+    for i in range(40):
+        path = tmp_path / f"f{i:02d}.json"
+        path.write_bytes(b"" if i % 7 == 3 else json.dumps({"i": i, "steps": []}).encode())
+        found.append((path, path.name))
+    got = list(source.measure_all(found, 1 << 24))
+    want: list[SourceFile | InputError] = []
+    for path, name in found:
+        try:
+            want.append(measure(path, name, 1 << 24))
+        except InputError as error:
+            want.append(error)
+    assert [type(g) for g in got] == [type(w) for w in want]
+    for g, w in zip(got, want, strict=True):
+        if isinstance(w, InputError):
+            assert isinstance(g, InputError) and (g.path, g.message) == (w.path, w.message)
+        else:
+            assert g == w
