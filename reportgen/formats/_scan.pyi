@@ -1,5 +1,7 @@
 """Types of the compiled JSON byte scan (_scan.pyx)."""
 
+FIELD_NAMES: tuple[bytes, ...]
+
 class Scan:
     max_depth: int
     depth: int
@@ -10,6 +12,7 @@ class Scan:
     ended: bool
     non_finite: bool
     duplicate: tuple[int, bytes] | None
+    typed: bool
     def __init__(self, lines: bool, max_depth: int) -> None: ...
     def feed(self, block: bytes) -> tuple[int, int]: ...
     def first_keys(self) -> tuple[bytes, ...] | None: ...

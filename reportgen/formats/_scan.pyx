@@ -12,13 +12,35 @@ restart at every newline. Besides the problems it stops at (1 nested deeper than
   keeps the first silently), with its line;
 * a bare ``N`` or ``I`` outside strings (NaN, Infinity: DuckDB accepts them, JSON does not);
 * the first record's top-level keys, and the distinct keys of the objects in its top-level
-  ``steps`` list (native detection reads these instead of parsing the file)."""
+  ``steps`` list (native detection reads these instead of parsing the file);
+* whether every record is a native run whose steps need no type checks in SQL (``typed``):
+  an object with a string ``run_id`` and a ``steps`` list of objects, each with the fields
+  ``FIELD_NAMES`` holds, as ``typed`` says."""
 
 from libc.string cimport memcmp, memcpy
 
 DEF KEYMAX = 64
 DEF TOPMAX = 64
 DEF STEPMAX = 32
+DEF NFIELDS = 12
+
+# The step fields of trace-v1 the typed check knows, by number (the value rules are in
+# Scan._value_done): 0-2 are required.
+FIELD_NAMES = (
+    b"type", b"action", b"status", b"input", b"output", b"tokens_in", b"tokens_out",
+    b"cost_usd", b"latency_ms", b"started_at", b"parent", b"error",
+)
+cdef int F_TYPE = 0, F_ACTION = 1, F_STATUS = 2, F_INPUT = 3, F_OUTPUT = 4
+cdef int F_TOKENS_IN = 5, F_TOKENS_OUT = 6, F_COST = 7, F_LATENCY = 8
+cdef int F_STARTED = 9, F_PARENT = 10, F_ERROR = 11
+cdef unsigned int REQUIRED = 0b111
+cdef const char* FIELD_PTR[NFIELDS]
+cdef int FIELD_LEN[NFIELDS]
+for _f in range(NFIELDS):
+    FIELD_PTR[_f] = FIELD_NAMES[_f]
+    FIELD_LEN[_f] = len(FIELD_NAMES[_f])
+# the kind of a step field's value, from its first byte
+cdef int V_NONE = 0, V_STRING = 1, V_NUMBER = 2, V_BOOL = 3, V_CONTAINER = 4, V_NULL = 5
 
 
 cdef class Scan:
@@ -44,6 +66,14 @@ cdef class Scan:
     cdef char steps[STEPMAX][KEYMAX]
     cdef int steps_len[STEPMAX]
     cdef int n_steps, step_hint
+    # the typed check (see the module docstring): the file so far, the record, the step and
+    # the value being read (vfield: its field number, -1 another key, -2 none)
+    cdef bint typed_ok, saw_record, rec_run_id, rec_steps, in_list, vstr_in_block
+    cdef int cur_top  # the record's last top-level key: 1 steps, 2 run_id, 0 another
+    cdef unsigned int step_mask
+    cdef int vfield, vkind, vdigits, vexp  # vexp: exponent digits, -1 before any exponent
+    cdef bint vdot, vbad
+    cdef Py_ssize_t vstr_start
 
     def __init__(self, bint lines, long max_depth):
         self.lines = lines
@@ -51,6 +81,23 @@ cdef class Scan:
         self.line = 1
         self.keys_ok = True
         self.step_keys_ok = True
+        self.typed_ok = True
+        self.vfield = -2
+
+    @property
+    def typed(self):
+        """True when every record is an object with a string ``run_id`` and a ``steps`` list
+        of objects whose fields are as trace-v1 wants them without a parse to tell: type,
+        action (non-empty strings) and status (one of the five, unescaped) present; tokens_in,
+        tokens_out, parent null or an integer of at most 15 digits; cost_usd, latency_ms null
+        or a non-negative number with an exponent of at most 2 digits (so finite: under 300
+        digits; an integer, at most 18); started_at, error null or
+        a string; input, output anything. (Whether started_at is a time, and parent an earlier
+        step, SQL checks.) A file it is not true of may still be valid: the check is strict,
+        never lenient; a value of these fields split between two blocks makes it false."""
+        if self.record_open and not (self.rec_run_id and self.rec_steps):
+            return False  # the last record, when no newline ended it
+        return self.typed_ok and self.saw_record
 
     @property
     def duplicate(self):
@@ -84,6 +131,7 @@ cdef class Scan:
         # runs over the block's end is copied into self.key, byte by byte after that
         cdef Py_ssize_t key_start = 0
         cdef bint key_in_block = False
+        self.vstr_in_block = False  # a step field's string open since the last block
         i = 0
         while i < n:
             c = block[i]
@@ -117,6 +165,8 @@ cdef class Scan:
                     escaped = True
                 elif c == 34:
                     in_string = False
+                    if self.vkind == 1 and depth == 3 and self.vfield >= 0 and not capturing:
+                        self._string_done(block, i - 1)
                     if capturing:
                         capturing = False
                         self.depth = depth
@@ -137,9 +187,12 @@ cdef class Scan:
                 in_string = True
                 self.depth = depth
                 self._value_start(c)
+                if not self.expect_key and self.vfield >= 0 and depth == 3:
+                    self.vstr_start = i
+                    self.vstr_in_block = True
                 if self.expect_key:
                     self.expect_key = False
-                    if depth == 1 or (depth == 3 and self.in_steps):
+                    if depth == 1 or (depth == 3 and self.in_list):
                         capturing = True
                         key_in_block = True
                         key_start = i
@@ -156,17 +209,31 @@ cdef class Scan:
                     break
                 if depth == 1:
                     self.record_open = True
+                    self.saw_record = True
                     if not self.first_done:
                         self.first_object = c == 123
+                    if c != 123:
+                        self.typed_ok = False
                 if depth <= 3:
                     self.kind[depth] = 1 if c == 123 else 2
+                    if depth == 2 and c == 91 and self.cur_top == 1:
+                        self.in_list = True
+                        self.rec_steps = True
                     if depth == 2 and c == 91 and self.top_key_steps and not self.first_done:
                         self.in_steps = True
                         self.steps_seen = True
+                    if depth == 3 and self.in_list:  # a step begins
+                        self.step_mask = 0
+                        self.vfield = -2
                 self.expect_key = c == 123
             elif c == 125 or c == 93:
                 if depth == 2:
                     self.in_steps = False
+                    self.in_list = False
+                elif depth == 3 and self.in_list:  # a step ends
+                    self._value_done()
+                    if self.step_mask & REQUIRED != REQUIRED:
+                        self.typed_ok = False
                 depth -= 1
                 self.expect_key = False
                 if depth == 0 and not self.lines:
@@ -176,6 +243,8 @@ cdef class Scan:
             elif c == 44:
                 # keys are captured at depths 1 and 3 only, so deeper commas need not tell
                 self.expect_key = 0 < depth <= 3 and self.kind[depth] == 1
+                if depth == 3 and self.in_list:
+                    self._value_done()
             elif c == 58:
                 self.expect_key = False
             elif c == 78 or c == 73:  # N, I: NaN, Infinity
@@ -183,8 +252,12 @@ cdef class Scan:
             elif c != 32 and c != 9 and c != 13:
                 self.depth = depth
                 self._value_start(c)
-                if depth == 0 and not self.first_done:
-                    self.first_object = False
+                if depth == 3 and self.vfield >= 0:
+                    self._scalar_byte(c)
+                elif depth == 0:
+                    self.typed_ok = False  # a record that is not an object
+                    if not self.first_done:
+                        self.first_object = False
         if capturing and key_in_block:  # the key runs on into the next block
             for j in range(key_start, n):
                 self._key_byte(block[j])
@@ -196,9 +269,99 @@ cdef class Scan:
         return problem
 
     cdef inline void _value_start(self, unsigned char c) noexcept nogil:
-        """A value begins: inside the first record's steps list, it must be an object."""
-        if self.in_steps and self.depth == 2 and c != 123:
-            self.step_keys_ok = False
+        """A value begins: inside a steps list, it must be an object; a step field's kind is
+        its first byte's."""
+        if self.depth == 2 and c != 123:
+            if self.in_steps:
+                self.step_keys_ok = False
+            if self.in_list:
+                self.typed_ok = False
+        elif self.depth == 1 and self.cur_top == 2 and c == 34 and not self.expect_key:
+            self.rec_run_id = True
+        elif self.depth == 3 and self.vfield >= 0 and self.vkind == V_NONE:
+            if c == 34:
+                self.vkind = V_STRING
+            elif c == 123 or c == 91:
+                self.vkind = V_CONTAINER
+
+    cdef inline void _scalar_byte(self, unsigned char c) noexcept nogil:
+        """A byte of a step field's number or literal (outside strings)."""
+        if self.vkind == V_NONE:
+            self.vdigits = 0
+            self.vexp = -1
+            self.vdot = False
+            self.vbad = False
+            if c == 110:  # n
+                self.vkind = V_NULL
+                return
+            if c == 116 or c == 102:  # t, f
+                self.vkind = V_BOOL
+                return
+            self.vkind = V_NUMBER
+        if self.vkind != V_NUMBER:
+            return
+        if 48 <= c <= 57:
+            if self.vexp >= 0:
+                self.vexp += 1
+            else:
+                self.vdigits += 1
+        elif c == 46 and self.vexp < 0:
+            self.vdot = True  # JSON has one point at most, before the exponent
+        elif (c == 101 or c == 69) and self.vexp < 0:  # e, E: 1.5e-05 as Python writes it
+            self.vexp = 0
+        elif (c == 45 or c == 43) and self.vexp == 0:  # the exponent's sign
+            pass
+        else:  # a minus sign before the number
+            self.vbad = True
+
+    cdef void _string_done(self, const unsigned char* block, Py_ssize_t end) noexcept nogil:
+        """A step field's string value closed at ``end`` (its closing quote)."""
+        cdef Py_ssize_t n
+        cdef const unsigned char* text
+        if not self.vstr_in_block:
+            self.typed_ok = False
+            return
+        n = end - self.vstr_start
+        text = &block[self.vstr_start]
+        self.vstr_in_block = False
+        self.vdigits = <int>min(n, 2)  # for a string: 0 empty, else not
+        if self.vfield == F_STATUS and not (
+            (n == 2 and memcmp(text, b"ok", 2) == 0)
+            or (n == 7 and memcmp(text, b"success", 7) == 0)
+            or (n == 5 and (memcmp(text, b"error", 5) == 0 or memcmp(text, b"retry", 5) == 0))
+            or (n == 9 and memcmp(text, b"abandoned", 9) == 0)
+        ):
+            self.typed_ok = False
+
+    cdef void _value_done(self) noexcept nogil:
+        """A step field's value ended: is it as ``typed`` says?"""
+        cdef int f = self.vfield, k = self.vkind
+        cdef bint ok
+        self.vfield = -2
+        if f < 0:
+            return
+        if f == F_TYPE or f == F_ACTION:
+            ok = k == V_STRING and self.vdigits > 0
+        elif f == F_STATUS:
+            ok = k == V_STRING  # its text was checked when it closed
+        elif f == F_INPUT or f == F_OUTPUT:
+            ok = True
+        elif f == F_TOKENS_IN or f == F_TOKENS_OUT or f == F_PARENT:
+            ok = k == V_NULL or (
+                k == V_NUMBER and not self.vbad and not self.vdot and self.vexp < 0
+                and 0 < self.vdigits <= 15
+            )
+        elif f == F_COST or f == F_LATENCY:
+            # finite: an exponent of two digits at most, under 300 digits; an integer of 18
+            # digits at most, as JSON's UBIGINT (a longer one DuckDB reads otherwise)
+            ok = k == V_NULL or (
+                k == V_NUMBER and not self.vbad and self.vexp <= 2 and 0 < self.vdigits
+                and self.vdigits <= (300 if self.vdot or self.vexp >= 0 else 18)
+            )
+        else:  # started_at, error
+            ok = k == V_NULL or k == V_STRING
+        if not ok:
+            self.typed_ok = False
 
     cdef inline void _key_byte(self, unsigned char c) noexcept nogil:
         if self.keylen < KEYMAX:
@@ -210,6 +373,11 @@ cdef class Scan:
     cdef void _key_done(self, const unsigned char* key, Py_ssize_t keylen, bint key_long) noexcept nogil:
         cdef int j
         if self.key_depth == 1:
+            self.cur_top = 0
+            if not key_long and keylen == 5 and memcmp(key, b"steps", 5) == 0:
+                self.cur_top = 1
+            elif not key_long and keylen == 6 and memcmp(key, b"run_id", 6) == 0:
+                self.cur_top = 2
             if not self.first_done and self.depth == 1:
                 self.top_key_steps = (
                     not key_long and keylen == 5 and memcmp(key, b"steps", 5) == 0
@@ -232,6 +400,9 @@ cdef class Scan:
             elif not self.first_done:
                 self.keys_ok = False
         else:
+            self._field_key(key, keylen, key_long)
+            if not self.in_steps:  # the distinct step keys are the first record's only
+                return
             if key_long:
                 self.step_keys_ok = False
                 return
@@ -251,8 +422,28 @@ cdef class Scan:
             else:
                 self.step_keys_ok = False
 
+    cdef void _field_key(self, const unsigned char* key, Py_ssize_t keylen, bint key_long) noexcept nogil:
+        """A step's key: the field whose value comes next (-1: not one the check knows)."""
+        cdef int f
+        self.vfield = -1
+        self.vkind = V_NONE
+        if key_long:
+            return
+        for f in range(NFIELDS):
+            if FIELD_LEN[f] == keylen and memcmp(FIELD_PTR[f], key, keylen) == 0:
+                self.vfield = f
+                self.step_mask |= 1u << f
+                return
+
     cdef void _end_record(self) noexcept nogil:
         cdef int j
+        if self.record_open and not (self.rec_run_id and self.rec_steps):
+            self.typed_ok = False
+        self.rec_run_id = False
+        self.rec_steps = False
+        self.in_list = False
+        self.cur_top = 0
+        self.vfield = -2
         if not self.record_open and not self.first_object:
             return
         if not self.first_done:

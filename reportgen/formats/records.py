@@ -21,7 +21,12 @@ CHUNK_BYTES = 64 << 20
 """About how many bytes of records one table holds (a file's block is never split)."""
 
 RECORDS_SCHEMA = pa.schema(
-    [("source_file", pa.string()), ("many", pa.bool_()), ("content", pa.large_string())]
+    [
+        ("source_file", pa.string()),
+        ("many", pa.bool_()),
+        ("typed", pa.bool_()),
+        ("content", pa.large_string()),
+    ]
 )
 _BLANK = np.zeros(256, dtype=bool)
 _BLANK[[9, 10, 13, 32]] = True
@@ -29,8 +34,9 @@ _BLANK[[9, 10, 13, 32]] = True
 
 def record_batches(sources: list[SourceFile], chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
     """Tables of columns ``source_file`` (the path as DuckDB's ``filename`` gives it),
-    ``many`` (a document that is an array) and ``content`` (one record's JSON text), in
-    file order, each holding about ``chunk_bytes`` of text."""
+    ``many`` (a document that is an array), ``typed`` (its file's ``typed_steps``) and
+    ``content`` (one record's JSON text), in file order, each holding about ``chunk_bytes``
+    of text."""
     batch = _Batch()
     for source in sources:
         for block in _blocks(source, chunk_bytes):
@@ -51,6 +57,7 @@ class _Batch:
         self.files: list[str] = []
         self.counts: list[int] = []
         self.many: list[bool] = []
+        self.typed: list[bool] = []
         self.size = 0
 
     def add(self, source: SourceFile, block: bytes) -> None:
@@ -62,6 +69,7 @@ class _Batch:
         self.files.append(str(source.path))
         self.counts.append(starts.size - 1)
         self.many.append(not source.lines and block.lstrip()[:1] == b"[")
+        self.typed.append(source.typed_steps and not self.many[-1])
         self.size += len(block)
 
     def table(self) -> pa.Table:
@@ -74,7 +82,8 @@ class _Batch:
         owner = pa.array(np.repeat(np.arange(counts.size), counts))
         files = pa.array(self.files, pa.string()).take(owner)
         many = np.repeat(np.array(self.many, dtype=bool), counts)
-        table = pa.table([files, pa.array(many), content], schema=RECORDS_SCHEMA)
+        typed = np.repeat(np.array(self.typed, dtype=bool), counts)
+        table = pa.table([files, pa.array(many), pa.array(typed), content], schema=RECORDS_SCHEMA)
         blank = _blank_records(np.frombuffer(data, dtype=np.uint8), offsets)
         table = table.filter(pa.array(~blank)) if blank.any() else table
         # record batches of about a megabyte: DuckDB's threads share a table's batches

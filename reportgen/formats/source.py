@@ -46,6 +46,9 @@ class SourceFile:
     step_keys: frozenset[str] | None = None
     #: (line, key) of the first top-level key a record repeats.
     duplicate_key: tuple[int, str] | None = None
+    #: Every record a native run whose steps need no type checks (the byte scan's ``typed``):
+    #: DuckDB may type them as it parses (trace_read.sql).
+    typed_steps: bool = False
 
     @property
     def compressed(self) -> bool:
@@ -272,6 +275,7 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
         duplicate_key=None
         if scan.duplicate is None
         else (scan.duplicate[0], scan.duplicate[1].decode("utf-8", "replace")),
+        typed_steps=scan.typed,
     )
 
 

@@ -54,7 +54,7 @@ class NativeTrace:
         )
         self._check(con, "trace_check_runs", sources)
         con.execute(load_sql("trace_runs"))
-        items = con.sql("SELECT rowid AS rid, steps FROM stage_trace_raw")
+        items = con.sql("SELECT rowid AS rid, typed, steps FROM stage_trace_raw")
         con.register("stage_trace_items", items.to_arrow_reader(ITEM_BATCH_ROWS).read_all())
         try:
             con.execute(load_sql("trace_steps"))

@@ -1,15 +1,17 @@
 -- trace_read: the raw runs of native trace records, every field still JSON so that types
 -- can be checked exactly (a cast would turn "12" into 12 and 1.5 into 2).
 -- Grain: one row per run, in file order (a document that is an array gives a run per item).
--- Needs: the Arrow table stage_trace_records (source_file, many, content: one JSON record per
---   row, from reportgen.formats.records.record_batches, registered by NativeTrace.stage, which
---   stores these rows in temp table stage_trace_raw; its rowid is the run's rid).
+-- Needs: the Arrow table stage_trace_records (source_file, many, typed, content: one JSON
+--   record per row, from reportgen.formats.records.record_batches, registered by
+--   NativeTrace.stage, which stores these rows in temp table stage_trace_raw; its rowid is
+--   the run's rid). typed: the byte scan found the record's steps typed (trace_steps.sql).
 -- Steps stay a list of JSON values, split into fields by trace_steps.sql: twice as fast as
 -- reading them as a list of structs, which DuckDB materialises field by field.
 WITH records AS (
-    SELECT source_file, content FROM stage_trace_records WHERE NOT many
+    SELECT source_file, typed, content FROM stage_trace_records WHERE NOT many
     UNION ALL
-    SELECT source_file, unnest(json_extract(content, '$[*]')) FROM stage_trace_records WHERE many
+    SELECT source_file, false, unnest(json_extract(content, '$[*]'))
+    FROM stage_trace_records WHERE many
 )
 SELECT unnest(json_transform(content, '{
     "run_id": "JSON", "task_id": "JSON", "label": "JSON", "suite": "JSON", "batch": "JSON",
@@ -17,5 +19,5 @@ SELECT unnest(json_transform(content, '{
     "success": "JSON", "reward": "JSON", "tokens_in": "JSON", "tokens_out": "JSON",
     "cost_usd": "JSON", "latency_ms": "JSON",
     "steps": "JSON[]"
-}')), source_file
+}')), source_file, typed
 FROM records
