@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import weakref
 from typing import Any
 
 import duckdb
@@ -88,18 +89,26 @@ def _batch(texts: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pc.replace_with_mask(texts, pa.array(redo), pa.array(fixed, pa.large_string()))
 
 
+_REGISTERED: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()
+"""The connections ``rg_canonical_json`` is known to be defined on: duckdb_functions() is
+asked once a connection (about 15 ms a call), not each time the step hashes are defined
+again (every chunk of pair metrics)."""
+
+
 def register_canonical(con: duckdb.DuckDBPyConnection) -> None:
     """Define ``rg_canonical_json`` on ``con`` (vectorised over Arrow batches); harmless to
     repeat."""
+    if con in _REGISTERED:
+        return
     known = con.sql(
         "SELECT count(*) FROM duckdb_functions() WHERE function_name = $f", params={"f": FUNCTION}
     ).fetchall()
-    if known[0][0]:
-        return
-    con.create_function(
-        FUNCTION,
-        _batch,
-        ["VARCHAR"],
-        "VARCHAR",
-        type=PythonUDFType.ARROW,
-    )
+    if not known[0][0]:
+        con.create_function(
+            FUNCTION,
+            _batch,
+            ["VARCHAR"],
+            "VARCHAR",
+            type=PythonUDFType.ARROW,
+        )
+    _REGISTERED.add(con)
