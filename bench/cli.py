@@ -5,7 +5,7 @@
 
 Seeded folders ``baseline/`` and ``candidate/`` of ``--files`` trace files each (``.json``,
 one run of ``--steps`` steps per file; the candidate detours, repeats and fails at random).
-Timed, each in its own process (wall time; peak RSS from wait4), stdout to /dev/null:
+Timed, each in its own process (wall time; CPU time and peak RSS from wait4), stdout to /dev/null:
 
 * ``reportgen ingest DIR`` of each folder into one archive, beside a bare DuckDB
   ``read_json`` of the same file list into a table of a DuckDB file (ratio bare / ingest);
@@ -151,8 +151,9 @@ def _pairs_archive(path: Path, n_pairs: int) -> None:
     subprocess.run([sys.executable, "-c", script, here, str(path), str(n_pairs)], check=True)
 
 
-def measure(argv: list[str], stdin: str | None = None) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) and stdout's last line of one child process."""
+def measure(argv: list[str], stdin: str | None = None) -> tuple[float, float, str, float]:
+    """Wall seconds, peak RSS (MB), stdout's last line and CPU seconds (user + system, all
+    threads) of one child process."""
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         child = subprocess.Popen(
@@ -169,18 +170,19 @@ def measure(argv: list[str], stdin: str | None = None) -> tuple[float, float, st
         last = (out.read().decode().strip().splitlines() or [""])[-1]
     if os.waitstatus_to_exitcode(status) not in (0, 3):  # 3: a gate failed, still a result
         sys.exit(f"failed ({os.waitstatus_to_exitcode(status)}): {' '.join(argv)}")
-    return seconds, usage.ru_maxrss / 1024, last
+    return seconds, usage.ru_maxrss / 1024, last, usage.ru_utime + usage.ru_stime
 
 
-def best(argv: list[str], repeat: int, before: object = None) -> tuple[float, float]:
-    """Best wall time and the peak RSS of ``repeat`` runs (``before()`` ahead of each)."""
+def best(argv: list[str], repeat: int, before: object = None) -> tuple[float, float, float]:
+    """Best wall time, the peak RSS and the least CPU time of ``repeat`` runs (``before()``
+    ahead of each). CPU time varies less than wall time on a shared machine."""
     runs = []
     for _ in range(max(1, repeat)):
         if callable(before):
             before()
-        seconds, rss, _ = measure(argv)
-        runs.append((seconds, rss))
-    return min(r[0] for r in runs), max(r[1] for r in runs)
+        seconds, rss, _, cpu = measure(argv)
+        runs.append((seconds, rss, cpu))
+    return min(r[0] for r in runs), max(r[1] for r in runs), min(r[2] for r in runs)
 
 
 def main() -> None:
@@ -203,11 +205,11 @@ def main() -> None:
         path.read_bytes()  # warm the page cache so every command reads from memory
     bin_dir = Path(sys.executable).parent
     rg = str(bin_dir / "reportgen") if (bin_dir / "reportgen").exists() else "reportgen"
-    rows: list[tuple[str, float, float, str]] = []
+    rows: list[tuple[str, float, float, float, str]] = []
 
-    def row(name: str, seconds: float, rss: float, note: str = "") -> None:
-        rows.append((name, seconds, rss, note))
-        print(f"{name:44} {seconds:8.2f} s {rss:8.0f} MB  {note}", flush=True)
+    def row(name: str, seconds: float, rss: float, cpu: float, note: str = "") -> None:
+        rows.append((name, seconds, rss, cpu, note))
+        print(f"{name:44} {seconds:8.2f} s {cpu:7.2f} s cpu {rss:7.0f} MB  {note}", flush=True)
 
     with tempfile.TemporaryDirectory() as scratch:
         tmp = Path(scratch)
@@ -266,23 +268,24 @@ def main() -> None:
         else:
             sample = max(args.agentdiff_sample, args.agentdiff_cli_sample)
             pairs = agentdiff_files(root, tmp / "agentdiff", args.files, sample)
-            cli_runs: list[tuple[float, float]] = []
+            cli_runs: list[tuple[float, float, float]] = []
             in_one = pairs[: args.agentdiff_sample]
-            seconds, rss, last = measure([python, "-c", AGENTDIFF_RUNNER], json.dumps(in_one))
+            seconds, rss, last, cpu = measure([python, "-c", AGENTDIFF_RUNNER], json.dumps(in_one))
             per_pair = float(last) / len(in_one)
             whole = seconds - float(last) + per_pair * args.files
             row(
                 f"AgentDiff 0.3.0, {len(in_one)} pairs in one process",
                 seconds,
                 rss,
+                cpu,
                 f"{per_pair:.3f} s/pair -> ~{whole:.0f} s for {args.files:,} pairs"
                 f" (reportgen compare {whole / compare[0]:.0f}x faster)",
             )
             cli = Path(python).parent / "agentdiff"
             for b, c in pairs[: args.agentdiff_cli_sample]:
                 run = [str(cli), b, c, "--format", "json"]
-                seconds, rss, _ = measure(run)
-                cli_runs.append((seconds, rss))
+                seconds, rss, _, cpu = measure(run)
+                cli_runs.append((seconds, rss, cpu))
             if cli_runs:
                 per_pair = sum(r[0] for r in cli_runs) / len(cli_runs)
                 whole = per_pair * args.files
@@ -290,6 +293,7 @@ def main() -> None:
                     f"AgentDiff 0.3.0 CLI, {len(cli_runs)} pairs",
                     sum(r[0] for r in cli_runs),
                     max(r[1] for r in cli_runs),
+                    sum(r[2] for r in cli_runs),
                     f"{per_pair:.3f} s/pair -> ~{whole:.0f} s for {args.files:,} pairs"
                     f" (reportgen compare {whole / compare[0]:.0f}x faster)",
                 )
