@@ -197,6 +197,9 @@ def compare_pairing(
     text, batch by batch (reportgen.divergence.step_json; keep ``con`` open until then)."""
     ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
     outcomes = run_outcomes(con, ids)
+    # the avoidable spend (DuckDB) on a cursor of its own, while the pair metrics are computed
+    spending = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-spend")
+    spend_of = spending.submit(_spend_on_cursor, con, ids)
     repeats = repeat_pairs(pairing.pairs, outcomes)
     as_text = with_steps and steps_later  # step_diffs as arrays, written as text later
     everything = [*pairing.pairs, *repeats]
@@ -211,7 +214,11 @@ def compare_pairing(
         for record in computed:
             record["step_diffs"] = []
     results, repeat_results = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
-    complete_records(con, results, outcomes)
+    try:
+        spend = spend_of.result()
+    finally:
+        spending.shutdown()
+    complete_records(con, results, outcomes, spend)
     if with_steps and not steps_later:
         _attach_steps(con, results)
     for result in results:
@@ -237,6 +244,16 @@ def compare_pairing(
         repeat_tdi=floor,
         step_json=writer,
     )
+
+
+def _spend_on_cursor(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, float | None]:
+    """gate_values of ``run_ids`` on a cursor of ``con`` (a connection of its own, so it may
+    run beside other work on ``con``)."""
+    cursor = con.cursor()
+    try:
+        return gate_values(cursor, run_ids)
+    finally:
+        cursor.close()
 
 
 def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, RunOutcome]:
@@ -295,18 +312,20 @@ def complete_records(
     con: duckdb.DuckDBPyConnection,
     results: list[PairRecord],
     outcomes: dict[str, RunOutcome] | None = None,
+    spend: dict[str, float | None] | None = None,
 ) -> dict[str, RunOutcome]:
     """Give every pair record its outcomes (``baseline_success``, ``candidate_success``,
     ``baseline_reward``, ``candidate_reward``; None when the run does not say) and the fields
     of the registered metrics that are computed from the record. The CLI, the API and the site
     all read records completed here, so every surface shows the same fields. Returns the
-    outcomes by run id."""
+    outcomes by run id. ``spend``: the runs' gate_values, when computed already."""
     if outcomes is None:
         ids = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
         outcomes = run_outcomes(con, ids)
     derived = [m for m in registered_metrics() if m.compute is not None]
     sides = [r[k] for r in results for k in ("baseline_run_id", "candidate_run_id")]
-    spend = gate_values(con, sides)  # --max-avoidable-cost
+    if spend is None:
+        spend = gate_values(con, sides)  # --max-avoidable-cost
     for result in results:
         record = cast(dict[str, Any], result)
         record["baseline_avoidable_cost_usd"] = spend[result["baseline_run_id"]]
