@@ -59,7 +59,6 @@ def ingest(
     """Load trace, iteration and output files into the archive, all or nothing."""
     from reportgen.ingest import ingest as run_ingest
     from reportgen.ingest.options import session_options
-    from reportgen.reports.ingest import print_ingest_report
     from reportgen.reports.progress import DelayedProgress
 
     sessions = session_options(label_by, label, tz)
@@ -78,6 +77,8 @@ def ingest(
     if as_json:
         print_json(report.to_dict())
     elif not quiet:
+        from reportgen.reports.ingest import print_ingest_report
+
         print_ingest_report(out(), report)
     for problem in report.invalid:
         err().print(f"error: {problem}", markup=False)
