@@ -197,27 +197,24 @@ def compare_pairing(
     text, batch by batch (reportgen.divergence.step_json; keep ``con`` open until then)."""
     ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
     outcomes = run_outcomes(con, ids)
-    # the avoidable spend (DuckDB) on a cursor of its own, while the pair metrics are computed
-    spending = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-spend")
-    spend_of = spending.submit(_spend_on_cursor, con, ids)
     repeats = repeat_pairs(pairing.pairs, outcomes)
     as_text = with_steps and steps_later  # step_diffs as arrays, written as text later
     everything = [*pairing.pairs, *repeats]
     rows: DiffRows | None = None
-    if as_text and engine is None:
-        computed, rows = pair_metrics_rows(con, everything, progress=progress)
-    else:
-        compute = pair_metrics if engine is None else engine.pair_metrics
-        computed = compute(con, everything, progress=progress)
+    # the avoidable spend (DuckDB) on a cursor of its own, while the pair metrics are computed
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-spend") as spending:
+        spend_of = spending.submit(_spend_on_cursor, con, ids)
+        if as_text and engine is None:
+            computed, rows = pair_metrics_rows(con, everything, progress=progress)
+        else:
+            compute = pair_metrics if engine is None else engine.pair_metrics
+            computed = compute(con, everything, progress=progress)
+        spend = spend_of.result()
     if as_text and rows is None:  # another engine's dicts
         rows = DiffRows.of_records(computed)
         for record in computed:
             record["step_diffs"] = []
     results, repeat_results = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
-    try:
-        spend = spend_of.result()
-    finally:
-        spending.shutdown()
     complete_records(con, results, outcomes, spend)
     if with_steps and not steps_later:
         _attach_steps(con, results)
