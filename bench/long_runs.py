@@ -52,7 +52,7 @@ def main() -> None:
         mb = (base.stat().st_size + cand.stat().st_size) / 1e6
         exe = str(Path(sys.executable).with_name("reportgen"))
         argv = [exe, "compare", str(base), str(cand), "--json", "--max-record-mb", "1024"]
-        seconds, rss, _ = measure(argv)
+        seconds, rss, _, _ = measure(argv)
     words = (args.steps + 1) * ((args.steps + 63) // 64)
     print(f"two runs of {args.steps:,} steps ({mb:.0f} MB of JSON)")
     print(f"reportgen compare --json   {seconds:8.2f} s  {rss:8.0f} MB peak RSS")

@@ -77,13 +77,13 @@ def main() -> None:
         tmp = Path(scratch)
         db, out = tmp / "year.duckdb", tmp / "site"
         jsonl = sum(f.stat().st_size for f in year)
-        s, m, _ = measure([rg, "ingest", *map(str, year), "--db", str(db), "-q"])
+        s, m, _, _ = measure([rg, "ingest", *map(str, year), "--db", str(db), "-q"])
         row(f"ingest {len(year)} nights", s, m, f"{jsonl / 1e6:.0f} MB of JSONL")
-        s, m, _ = measure([rg, "build", "--db", str(db), "--out", str(out), *keep])
+        s, m, _, _ = measure([rg, "build", "--db", str(db), "--out", str(out), *keep])
         size, count = _site_size(out)
         row("build (fresh)", s, m, f"site {size / 1e6:.0f} MB in {count:,} files")
-        s1, m1, _ = measure([rg, "ingest", str(extra), "--db", str(db), "-q"])
-        s2, m2, _ = measure([rg, "build", "--db", str(db), "--out", str(out), *keep])
+        s1, m1, _, _ = measure([rg, "ingest", str(extra), "--db", str(db), "-q"])
+        s2, m2, _, _ = measure([rg, "build", "--db", str(db), "--out", str(out), *keep])
         size, count = _site_size(out)
         row("one more night: ingest + build", s1 + s2, max(m1, m2),
             f"site {size / 1e6:.0f} MB in {count:,} files")  # fmt: skip
