@@ -69,7 +69,7 @@ class _Batch:
         self.files.append(str(source.path))
         self.counts.append(starts.size - 1)
         self.many.append(not source.lines and block.lstrip()[:1] == b"[")
-        self.typed.append(source.typed_steps and not self.many[-1])
+        self.typed.append(source.typed_steps)  # never so for a document of many runs
         self.size += len(block)
 
     def table(self) -> pa.Table:

@@ -47,7 +47,7 @@ class SourceFile:
     #: (line, key) of the first top-level key a record repeats.
     duplicate_key: tuple[int, str] | None = None
     #: Every record a native run whose steps need no type checks (the byte scan's ``typed``):
-    #: DuckDB may type them as it parses (trace_read.sql).
+    #: trace_steps.sql then skips their json_type parses.
     typed_steps: bool = False
 
     @property

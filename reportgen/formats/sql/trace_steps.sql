@@ -2,9 +2,9 @@
 -- the generic stage table stage_steps.
 -- Grain: none: inserts into stage_steps (one row per step, in trajectory order).
 -- Needs: the Arrow table stage_trace_items (rid, typed, steps: stage_trace_raw's rowid, typed
---   and steps, in
---   small record batches so that DuckDB's threads share the work: a temp table of a few
---   thousand runs is one row group, which one thread scans; registered by NativeTrace.stage),
+--   and steps, in small record batches so that DuckDB's threads share the work: a temp table
+--   of a few thousand runs is one row group, which one thread scans; registered by
+--   NativeTrace.stage),
 --   temp table stage_trace_runs (trace_runs.sql)
 --   and stage_steps (made, with its extra problem column, by reportgen.ingest.loader._load);
 --   macros rg_absent, rg_keys, rg_text, rg_bad_text, rg_bad_any_text, rg_bad_count,
