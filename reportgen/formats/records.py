@@ -1,12 +1,13 @@
 """The records of JSON files as Arrow tables, for DuckDB to parse in one scan.
 
 A ``.json`` document is one record (or, when it is an array, a record per item: ``many``);
-each non-blank line of a ``.jsonl`` file is another. Python reads the bytes (gzip inflated)
-and numpy cuts the lines, so DuckDB never opens the files one at a time: ``read_json`` over
+each non-blank line of a ``.jsonl`` file is another. Python reads the bytes (gzip inflated;
+small files' bytes are kept from their measure) and numpy cuts the lines, so DuckDB never opens the files one at a time: ``read_json`` over
 a list of small files spends about half a millisecond on each."""
 
 from __future__ import annotations
 
+import io
 import zlib
 from collections.abc import Iterator
 from typing import BinaryIO
@@ -117,8 +118,11 @@ def _blank_records(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def _blocks(source: SourceFile, chunk_bytes: int) -> Iterator[bytes]:
-    """A document whole; a JSON Lines file in blocks of whole lines of ``chunk_bytes`` or so."""
-    with open_source(source.path, source.display) as stream:
+    """A document whole; a JSON Lines file in blocks of whole lines of ``chunk_bytes`` or so
+    (from the bytes the file's measure kept, else from the file)."""
+    kept = source.data
+    opened = open_source(source.path, source.display) if kept is None else io.BytesIO(kept)
+    with opened as stream:
         if not source.lines:
             yield _read(stream, -1, source)
             return

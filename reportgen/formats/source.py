@@ -10,7 +10,7 @@ import stat
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
@@ -28,6 +28,9 @@ HEAD_BYTES = 1 << 16
 MEASURE_THREADS = min(4, os.cpu_count() or 1)
 """Files measured side by side: reading, hashing and the byte scan release the GIL."""
 MEASURE_BATCH = 32
+KEEP_TOTAL_BYTES = 256 << 20
+"""Small uncompressed files (read in one read) keep their bytes for the load up to this many
+in all, so DuckDB's records come from memory rather than a second read of every file."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class SourceFile:
     #: Every record a native run whose steps need no type checks (the byte scan's ``typed``):
     #: trace_steps.sql then skips their json_type parses.
     typed_steps: bool = False
+    #: The file's bytes as measured (a small uncompressed file; see ``KEEP_TOTAL_BYTES``).
+    data: bytes | None = field(default=None, repr=False, compare=False)
 
     @property
     def compressed(self) -> bool:
@@ -178,7 +183,14 @@ def measure_all(
 ) -> Iterator[SourceFile | InputError]:
     """``measure`` of every ``(path, display)``, in order, each file's InputError in its
     place; ``MEASURE_THREADS`` threads take ``MEASURE_BATCH`` files at a time (one task per
-    file cost more in hand-offs than it saved), and an early stop cancels the rest."""
+    file cost more in hand-offs than it saved), and an early stop cancels the rest. Files
+    keep their bytes up to ``KEEP_TOTAL_BYTES`` in all."""
+    return _within_budget(_measure_each(found, max_record_bytes), KEEP_TOTAL_BYTES)
+
+
+def _measure_each(
+    found: Sequence[tuple[Path, str]], max_record_bytes: int
+) -> Iterator[SourceFile | InputError]:
 
     def batch(items: Sequence[tuple[Path, str]]) -> list[SourceFile | InputError]:
         out: list[SourceFile | InputError] = []
@@ -202,6 +214,18 @@ def measure_all(
         pool.shutdown(cancel_futures=True)
 
 
+def _within_budget(
+    measured: Iterator[SourceFile | InputError], budget: int
+) -> Iterator[SourceFile | InputError]:
+    """``measured`` with the kept bytes dropped once they pass ``budget`` in all."""
+    for item in measured:
+        if isinstance(item, SourceFile) and item.data is not None:
+            budget -= len(item.data)
+            if budget < 0:
+                item = replace(item, data=None)
+        yield item
+
+
 def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     """Hash a file and check what DuckDB would let through silently: emptiness, a byte-order
     mark, records longer than ``max_record_bytes`` (a .jsonl line, or a whole document: checked
@@ -220,6 +244,7 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
             except OSError as exc:
                 raise InputError(display, f"cannot read: {exc.strerror}") from None
     head = b""
+    whole: bytes | None = None  # the file's bytes while it has come in one read
     total = 0
     line_no = 1
     line_len = 0
@@ -233,6 +258,7 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
             for block in iter(lambda: stream.read(size), b""):
                 if not compressed:  # hashed in the same pass as it is checked
                     digest.update(block)
+                    whole = block if total == 0 else None
                 if len(head) < HEAD_BYTES:
                     head += block[: HEAD_BYTES - len(head)]
                 total += len(block)
@@ -276,6 +302,7 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
         if scan.duplicate is None
         else (scan.duplicate[0], scan.duplicate[1].decode("utf-8", "replace")),
         typed_steps=scan.typed,
+        data=whole,
     )
 
 

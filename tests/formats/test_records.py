@@ -1,17 +1,21 @@
 """``record_batches`` gives each file's records as Python would split them: a ``.json``
 document whole (``many`` when it is an array), each non-blank line of a ``.jsonl`` file (gzip
-inflated), in file order, whatever the batch size."""
+inflated), in file order, whatever the batch size, from the bytes a file's measure kept or
+from the file."""
 
 from __future__ import annotations
 
 import gzip
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reportgen.formats import source as source_module
 from reportgen.formats.records import record_batches
-from reportgen.formats.source import measure
+from reportgen.formats.source import measure, measure_all
 
 line = st.sampled_from(['{"a": 1}', '{"b": "x y"}', "", "   ", "\t", "[1, 2]", '{"c": "\\n"}\r'])
 
@@ -29,9 +33,10 @@ line = st.sampled_from(['{"a": 1}', '{"b": "x y"}', "", "   ", "\t", "[1, 2]", '
         max_size=4,
     ),
     st.integers(1, 64),
+    st.booleans(),
 )
 def test_records_as_python_splits_them(
-    tmp_path: Path, files: list[tuple[str, list[str]]], chunk: int
+    tmp_path: Path, files: list[tuple[str, list[str]]], chunk: int, kept: bool
 ) -> None:
     sources, want = [], []
     for n, (suffix, lines) in enumerate(files):
@@ -47,7 +52,9 @@ def test_records_as_python_splits_them(
             data = ("\n".join(lines) + "\n").encode()
             want += [(str(path), False, x + "\n") for x in lines if x.strip()]
         path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
-        sources.append(measure(path, path.name, 1 << 20))
+        measured = measure(path, path.name, 1 << 20)
+        assert measured.data == (None if suffix.endswith(".gz") else data)
+        sources.append(measured if kept else replace(measured, data=None))
     got = [
         row
         for table in record_batches(sources, chunk_bytes=chunk)
@@ -56,3 +63,17 @@ def test_records_as_python_splits_them(
         )
     ]
     assert got == want
+
+
+def test_measure_all_keeps_bytes_up_to_its_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = []
+    for n in range(5):
+        path = tmp_path / f"f{n}.json"
+        path.write_bytes(b'{"a": %d}' % (10**n))
+        paths.append((path, path.name))
+    sizes = [len(p.read_bytes()) for p, _ in paths]
+    monkeypatch.setattr(source_module, "KEEP_TOTAL_BYTES", sum(sizes[:3]))
+    got = list(measure_all(paths, 1 << 20))
+    assert [s.data for s in got] == [p.read_bytes() for p, _ in paths[:3]] + [None, None]
