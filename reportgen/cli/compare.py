@@ -221,7 +221,7 @@ def compare(
     # one batch of them): the connection stays open until then.
     con = connect(db, read_only=True) if db is not None else connect(None)
     try:
-        with DelayedProgress(err(), enabled=not as_json) as progress:
+        with DelayedProgress(None if as_json else err()) as progress:
             if db is not None:
                 if baseline_batch == "latest":
                     baseline_batch = latest_batch(con, baseline_label)
@@ -305,7 +305,7 @@ def gate(
     thresholds = resolve_thresholds(gate_flags or {}, config_path)
     con = connect(db, read_only=True)
     try:
-        with DelayedProgress(err(), enabled=not as_json) as progress:
+        with DelayedProgress(None if as_json else err()) as progress:
             chosen = (
                 None
                 if batch == "all"

@@ -62,7 +62,7 @@ def ingest(
     from reportgen.reports.progress import DelayedProgress
 
     sessions = session_options(label_by, label, tz)
-    with DelayedProgress(err(), enabled=not (quiet or as_json)) as progress:
+    with DelayedProgress(None if quiet or as_json else err()) as progress:
         report = run_ingest(
             paths,
             db,

@@ -7,14 +7,16 @@ from __future__ import annotations
 import contextlib
 import json
 
+import duckdb
 import numpy as np
 import orjson
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reportgen.archive import canonical
 from reportgen.archive._canonical import already_canonical
-from reportgen.archive.canonical import _batch, canonical_text
+from reportgen.archive.canonical import _batch, canonical_text, register_canonical
 
 scalars = (
     st.none()
@@ -67,3 +69,13 @@ def test_usual_payloads_are_kept_and_others_are_not() -> None:
     assert _flags(kept) == [True] * len(kept)
     assert _flags(redone) == [False] * len(redone)
     assert _flags([""]) == [False]
+
+
+def test_registering_again_is_harmless_on_a_connection_that_has_it() -> None:
+    con = duckdb.connect()
+    register_canonical(con)
+    canonical._REGISTERED.discard(con)  # as a connection first seen here, defined elsewhere
+    register_canonical(con)
+    assert con.execute('SELECT rg_canonical_json(\'{"b": 1.0, "a": 2}\')').fetchone() == (
+        '{"a":2,"b":1}',
+    )
