@@ -9,6 +9,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
@@ -226,14 +227,14 @@ def _ingest(
     found = discover(paths, found_notices)
     notes = find_notes(paths)
     sources: list[SourceFile] = []
-    for done, measured in enumerate(measure_all(found, options.max_record_bytes), start=1):
-        if isinstance(measured, InputError):
-            fail(measured)
-        else:
-            sources.append(measured)
-        hook("checking files", done, len(found))
-
-    con = open_archive()
+    with _Opening(open_archive, own) as opening:  # the archive opens while files are measured
+        for done, measured in enumerate(measure_all(found, options.max_record_bytes), start=1):
+            if isinstance(measured, InputError):
+                fail(measured)
+            else:
+                sources.append(measured)
+            hook("checking files", done, len(found))
+    con = opening.result()
     collector = _NoticeCollector(report.notices)
     logging.getLogger("reportgen.formats").addHandler(collector)
     try:
@@ -268,6 +269,29 @@ def _ingest(
     report.invalid = sorted(bad, key=lambda e: (e.path, e.line or 0))
     report.seconds = time.perf_counter() - started
     return report
+
+
+class _Opening:
+    """``open_archive()`` on a thread of its own (DuckDB works without the GIL) while the
+    ``with`` block runs; the connection is ``result()`` after. A block that fails waits for
+    the opening and closes what it opened (when ``own``), so the block's error is the one told
+    and nothing is left open."""
+
+    def __init__(self, open_archive: Opener, own: bool) -> None:
+        self._own = own
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="reportgen-open")
+        self._future = self._pool.submit(open_archive)
+
+    def __enter__(self) -> _Opening:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self._pool.shutdown(wait=True)
+        if kind is not None and self._own and self._future.exception() is None:
+            _close(self._future.result())
+
+    def result(self) -> duckdb.DuckDBPyConnection:
+        return self._future.result()
 
 
 def _close(con: duckdb.DuckDBPyConnection) -> None:

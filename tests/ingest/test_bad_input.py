@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
 from reportgen.archive import connect, table_counts
 from reportgen.archive.connection import TABLES
 from reportgen.cli import app
+from reportgen.errors import InputError
+from reportgen.ingest.loader import _Opening
 from tests.conftest import make_run, make_step
 
 runner = CliRunner()
@@ -240,3 +243,26 @@ def test_step_field_pinned_when_given_a_relative_path(
     result = runner.invoke(app, ["ingest", "in", "--db", "a.duckdb"])
     assert result.exit_code == 1
     assert "in/n.jsonl" in result.output and expected in result.output
+
+
+def test_the_archive_opened_beside_a_failing_measure_is_closed_and_its_error_kept() -> None:
+    opened: list[duckdb.DuckDBPyConnection] = []
+
+    def open_archive() -> duckdb.DuckDBPyConnection:
+        opened.append(duckdb.connect())
+        return opened[-1]
+
+    with pytest.raises(InputError, match="bad file"), _Opening(open_archive, own=True):
+        raise InputError("f.json", "bad file")
+    with pytest.raises(duckdb.ConnectionException):
+        opened[0].execute("SELECT 1")
+
+    def refuse() -> duckdb.DuckDBPyConnection:
+        raise InputError("a.duckdb", "in use")
+
+    with pytest.raises(InputError, match="bad file"), _Opening(refuse, own=True):
+        raise InputError("f.json", "bad file")  # the files' error is the one told
+    with _Opening(refuse, own=True) as opening:
+        pass
+    with pytest.raises(InputError, match="in use"):
+        opening.result()
