@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 
 import duckdb
 import pyarrow as pa
@@ -60,10 +61,12 @@ def parse_records(
     sources: list[SourceFile],
     schema: str,
     extra: ExtraCheck | None = None,
+    also: Sequence[str] = (),
 ) -> None:
     """Create temp ``table`` from ``select_sql`` over the Arrow table ``stage_<...>_records``
     it names (see reportgen.formats.records), fed batch by batch with the records of all
-    sources; on a parse error, explain it by file and line."""
+    sources, and run each statement of ``also`` (e.g. an INSERT reading the same records)
+    on every batch; on a parse error, explain it by file and line."""
     registered = _records_name(select_sql)
     con.register(registered, RECORDS_SCHEMA.empty_table())
     try:
@@ -75,6 +78,8 @@ def parse_records(
         try:
             _valid_text(batch)
             con.execute(f"INSERT INTO {table} BY NAME {select_sql}")
+            for statement in also:
+                con.execute(statement)
         except (duckdb.Error, pa.ArrowInvalid) as exc:
             raise explain(exc, _bad_files(batch, sources), schema, extra) from None
         finally:

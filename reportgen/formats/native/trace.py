@@ -50,11 +50,17 @@ class NativeTrace:
     ) -> None:
         _refuse_duplicate_keys(sources, self.schema)
         parse_records(
-            con, "stage_trace_raw", load_sql("trace_read"), sources, self.schema, _parents_precede
+            con,
+            "stage_trace_raw",
+            load_sql("trace_read"),
+            sources,
+            self.schema,
+            _parents_precede,
+            also=[load_sql("trace_typed_steps")],
         )
         self._check(con, "trace_check_runs", sources)
         con.execute(load_sql("trace_runs"))
-        items = con.sql("SELECT rowid AS rid, typed, steps FROM stage_trace_raw")
+        items = con.sql("SELECT rowid AS rid, steps FROM stage_trace_raw WHERE NOT typed")
         con.register("stage_trace_items", items.to_arrow_reader(ITEM_BATCH_ROWS).read_all())
         try:
             con.execute(load_sql("trace_steps"))

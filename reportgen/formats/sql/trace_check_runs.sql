@@ -9,7 +9,7 @@ SELECT source_file, field, problem FROM (
     SELECT source_file, 'task_id' AS field, 'required, a non-empty string' AS problem
         FROM stage_trace_raw WHERE rg_absent(task_id) OR rg_bad_text(task_id)
     UNION ALL SELECT source_file, 'steps', 'required, a list of steps'
-        FROM stage_trace_raw WHERE steps IS NULL
+        FROM stage_trace_raw WHERE steps IS NULL AND NOT typed  -- (a typed record has them)
     UNION ALL SELECT source_file, 'run_id', 'must be a non-empty string'
         FROM stage_trace_raw WHERE rg_bad_text(run_id)
     UNION ALL SELECT source_file, 'label', 'must be a non-empty string'

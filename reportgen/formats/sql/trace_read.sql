@@ -4,9 +4,12 @@
 -- Needs: the Arrow table stage_trace_records (source_file, many, typed, content: one JSON
 --   record per row, from reportgen.formats.records.record_batches, registered by
 --   NativeTrace.stage, which stores these rows in temp table stage_trace_raw; its rowid is
---   the run's rid). typed: the byte scan found the record's steps typed (trace_steps.sql).
+--   the run's rid). typed: the byte scan found the record's steps typed.
 -- Steps stay a list of JSON values, split into fields by trace_steps.sql: twice as fast as
--- reading them as a list of structs, which DuckDB materialises field by field.
+-- reading them as a list of structs, which DuckDB materialises field by field. A typed
+-- record's steps are not read here (steps is NULL): trace_typed_steps.sql reads them
+-- straight from the record, typed, which saves writing each step out as JSON and parsing it
+-- again.
 WITH records AS (
     SELECT source_file, typed, content FROM stage_trace_records WHERE NOT many
     UNION ALL
@@ -20,4 +23,12 @@ SELECT unnest(json_transform(content, '{
     "cost_usd": "JSON", "latency_ms": "JSON",
     "steps": "JSON[]"
 }')), source_file, typed
-FROM records
+FROM records WHERE NOT typed
+UNION ALL BY NAME
+SELECT unnest(json_transform(content, '{
+    "run_id": "JSON", "task_id": "JSON", "label": "JSON", "suite": "JSON", "batch": "JSON",
+    "trial": "JSON", "started_at": "JSON", "meta": "JSON", "output": "JSON",
+    "success": "JSON", "reward": "JSON", "tokens_in": "JSON", "tokens_out": "JSON",
+    "cost_usd": "JSON", "latency_ms": "JSON"
+}')), source_file, typed
+FROM records WHERE typed

@@ -3,7 +3,9 @@
 -- Grain: none: creates temp table stage_trace_runs (one row per run).
 -- Needs: temp tables stage_trace_raw (trace_read.sql rows, made by
 --   reportgen.formats.duck.read_or_explain), stage_files (made by
---   reportgen.ingest.loader._stage_files); macros rg_text, rg_time, rg_absent (macros.sql).
+--   reportgen.ingest.loader._stage_files), stage_steps (holding the steps of typed records,
+--   trace_typed_steps.sql, whose count is their run's n_steps); macros rg_text, rg_time,
+--   rg_absent (macros.sql).
 -- Defaults: label = the file's folder name, suite = 'default', trial = 0, run_id = task id
 -- plus a hash of the file name and the run's content. batch stays NULL when not given: the
 -- loader assigns it over the whole load (reportgen/ingest/default_batches.sql).
@@ -28,9 +30,11 @@ SELECT
     CASE WHEN rg_absent(r.tokens_out) THEN NULL ELSE CAST(r.tokens_out AS BIGINT) END AS tokens_out,
     CASE WHEN rg_absent(r.cost_usd) THEN NULL ELSE CAST(r.cost_usd AS DOUBLE) END AS cost_usd,
     CASE WHEN rg_absent(r.latency_ms) THEN NULL ELSE CAST(r.latency_ms AS DOUBLE) END AS latency_ms,
-    CAST(len(r.steps) AS INTEGER) AS n_steps,
+    CAST(CASE WHEN r.typed THEN coalesce(t.n, 0) ELSE len(r.steps) END AS INTEGER) AS n_steps,
     'trace-v1' AS format,
     f.display_path AS source_file,
     f.content_hash
 FROM stage_trace_raw AS r
 JOIN stage_files AS f ON f.source_file = r.source_file
+LEFT JOIN (SELECT run_id, count(*) AS n FROM stage_steps GROUP BY run_id) AS t
+    ON r.typed AND t.run_id = rg_text(r.run_id)

@@ -1,10 +1,10 @@
--- trace_steps: typed steps from staged traces, checked and typed in one pass straight into
--- the generic stage table stage_steps.
+-- trace_steps: steps of staged traces the byte scan did not find typed (trace_typed_steps.sql
+-- reads those), checked and typed in one pass straight into the generic table stage_steps.
 -- Grain: none: inserts into stage_steps (one row per step, in trajectory order).
--- Needs: the Arrow table stage_trace_items (rid, typed, steps: stage_trace_raw's rowid, typed
---   and steps, in small record batches so that DuckDB's threads share the work: a temp table
---   of a few thousand runs is one row group, which one thread scans; registered by
---   NativeTrace.stage),
+-- Needs: the Arrow table stage_trace_items (rid, steps: stage_trace_raw's rowid and steps, for
+--   the records that are not typed, in small record batches so that DuckDB's threads share
+--   the work: a temp table of a few thousand runs is one row group, which one thread scans;
+--   registered by NativeTrace.stage),
 --   temp table stage_trace_runs (trace_runs.sql)
 --   and stage_steps (made, with its extra problem column, by reportgen.ingest.loader._load);
 --   macros rg_absent, rg_keys, rg_text, rg_bad_text, rg_bad_any_text, rg_bad_count,
@@ -15,21 +15,18 @@
 -- values are all as the schema wants is fine as it stands; only the others go through the
 -- field-by-field rules (the rg_bad_* macros), which name the first field broken. Values of a
 -- bad step are never stored: the load stops (or, with --skip-invalid, drops its file).
--- A typed step (its file's byte scan found every field of the schema's JSON type and value:
--- reportgen.formats._scan.Scan.typed) skips the json_type parses: only the two rules the
--- scan cannot see are checked, as for the others (started_at a time, parent an earlier step).
 INSERT INTO stage_steps BY NAME
 WITH items AS (
-    SELECT rid, typed, unnest(steps) AS step, generate_subscripts(steps, 1) - 1 AS idx
+    SELECT rid, unnest(steps) AS step, generate_subscripts(steps, 1) - 1 AS idx
     FROM stage_trace_items
 ),
 parsed AS (
-    SELECT rid, idx, step, typed,
-        CASE WHEN NOT typed THEN json_type(step) END AS kind,
-        CASE WHEN NOT typed THEN json_type(step, [
+    SELECT rid, idx, step,
+        json_type(step) AS kind,
+        json_type(step, [
             '$.type', '$.action', '$.status', '$.tokens_in', '$.tokens_out', '$.cost_usd',
             '$.latency_ms', '$.started_at', '$.parent', '$.error', '$.input', '$.output'
-        ]) END AS t,
+        ]) AS t,
         json_transform(step, '{
             "type": "VARCHAR", "action": "VARCHAR", "status": "VARCHAR", "input": "JSON",
             "output": "JSON", "tokens_in": "BIGINT", "tokens_out": "BIGINT",
@@ -43,13 +40,10 @@ SELECT
     CAST(s.idx AS INTEGER) AS idx,
     v.type,
     v.action,
-    CASE WHEN typed THEN v.input WHEN coalesce(t[11], 'NULL') = 'NULL' THEN NULL ELSE v.input END
-        AS input,
-    CASE WHEN t[11] = 'OBJECT' OR (typed AND starts_with(CAST(v.input AS VARCHAR), '{'))
-        THEN list_sort(json_keys(v.input)) ELSE []::VARCHAR[]
+    CASE WHEN coalesce(t[11], 'NULL') = 'NULL' THEN NULL ELSE v.input END AS input,
+    CASE WHEN t[11] = 'OBJECT' THEN list_sort(json_keys(v.input)) ELSE []::VARCHAR[]
     END AS input_keys,
-    CASE WHEN typed THEN v.output WHEN coalesce(t[12], 'NULL') = 'NULL' THEN NULL ELSE v.output
-    END AS output,
+    CASE WHEN coalesce(t[12], 'NULL') = 'NULL' THEN NULL ELSE v.output END AS output,
     CASE WHEN v.status = 'success' THEN 'ok' ELSE v.status END AS status,
     v.tokens_in,
     v.tokens_out,
@@ -59,11 +53,6 @@ SELECT
     TRY_CAST(v.parent AS INTEGER) AS parent,
     v.error,
     CASE
-        WHEN typed THEN CASE
-            WHEN v.started_at IS NOT NULL AND TRY_CAST(v.started_at AS TIMESTAMPTZ) IS NULL
-                THEN 'started_at'
-            WHEN v.parent >= s.idx THEN 'parent'
-        END
         WHEN coalesce(
             kind = 'OBJECT'
             AND t[1] = 'VARCHAR' AND v.type <> ''
