@@ -2,8 +2,9 @@
 
 A ``.json`` document is one record (or, when it is an array, a record per item: ``many``);
 each non-blank line of a ``.jsonl`` file is another. Python reads the bytes (gzip inflated;
-small files' bytes are kept from their measure) and numpy cuts the lines, so DuckDB never opens the files one at a time: ``read_json`` over
-a list of small files spends about half a millisecond on each."""
+a small file's bytes are kept from its measure) and numpy cuts the lines, so DuckDB never
+opens the files one at a time: ``read_json`` over a list of small files spends about half a
+millisecond on each."""
 
 from __future__ import annotations
 

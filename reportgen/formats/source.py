@@ -50,7 +50,7 @@ class SourceFile:
     #: (line, key) of the first top-level key a record repeats.
     duplicate_key: tuple[int, str] | None = None
     #: Every record a native run whose steps need no type checks (the byte scan's ``typed``):
-    #: trace_steps.sql then skips their json_type parses.
+    #: trace_typed_steps.sql then reads its steps as typed values, without json_type parses.
     typed_steps: bool = False
     #: The file's bytes as measured (a small uncompressed file; see ``KEEP_TOTAL_BYTES``).
     data: bytes | None = field(default=None, repr=False, compare=False)

@@ -5,11 +5,10 @@
 --   record per row, from reportgen.formats.records.record_batches, registered by
 --   NativeTrace.stage, which stores these rows in temp table stage_trace_raw; its rowid is
 --   the run's rid). typed: the byte scan found the record's steps typed.
--- Steps stay a list of JSON values, split into fields by trace_steps.sql: twice as fast as
--- reading them as a list of structs, which DuckDB materialises field by field. A typed
--- record's steps are not read here (steps is NULL): trace_typed_steps.sql reads them
--- straight from the record, typed, which saves writing each step out as JSON and parsing it
--- again.
+-- Steps stay a list of JSON values, each step's fields checked one by one by trace_steps.sql.
+-- A typed record's steps are not read here (steps is NULL): trace_typed_steps.sql reads them
+-- straight from the record as typed structs, which saves writing each step out as JSON and
+-- parsing it again.
 WITH records AS (
     SELECT source_file, typed, content FROM stage_trace_records WHERE NOT many
     UNION ALL
