@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from reportgen.reports.progress import DelayedProgress
+
+
+@pytest.fixture(autouse=True)
+def _capable_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich draws no live display on a dumb terminal (TERM=dumb, as CI sets it)."""
+    monkeypatch.setenv("TERM", "xterm-256color")
 
 
 def _terminal() -> tuple[Console, io.StringIO]:
