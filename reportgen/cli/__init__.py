@@ -6,18 +6,32 @@ Exit codes: 0 ok, 1 bad input, 2 usage error, 3 a gate failed (:mod:`reportgen.c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import sys
 from typing import Annotated, Any
 
 import typer
 
 from reportgen import __version__
-from reportgen.cli import archive, build, compare, converge, ingest, iterations, restore, spend
 from reportgen.cli.errors import exits_on_errors
-from reportgen.cli.options import with_gate_options
-from reportgen.gating.metrics import label_gates, pair_gates
 
 __all__ = ["app", "main", "make_app"]
+
+COMMANDS: dict[str, tuple[str, bool]] = {
+    "ingest": ("ingest", False),
+    "demo": ("ingest", False),
+    "formats": ("ingest", False),
+    "converge": ("converge", False),
+    "compare": ("compare", True),
+    "gate": ("compare", True),
+    "build": ("build", False),
+    "iterations": ("iterations", False),
+    "restore": ("restore", False),
+    "spend": ("spend", False),
+}
+"""Each command: the module of reportgen.cli defining it (a function of its name) and whether
+it takes the gate options."""
+GROUPS = ("archive",)
 
 
 def _version(value: bool) -> None:
@@ -37,8 +51,10 @@ def _root(
     """reportgen: see how LLM agents behave across many runs."""
 
 
-def make_app() -> typer.Typer:
-    """The typer app, with one option per gate of the metrics registered now."""
+def make_app(only: str | None = None) -> typer.Typer:
+    """The typer app, with one option per gate of the metrics registered now. ``only``: just
+    that command or group (``main`` asks for the one its arguments name, so that a command
+    imports and builds no other command's module and options)."""
     app = typer.Typer(
         name="reportgen",
         help="See how LLM agents behave across many runs: load traces into DuckDB, compute "
@@ -49,28 +65,36 @@ def make_app() -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     app.callback()(_root)
-    gated = with_gate_options(lambda: (*pair_gates(), *label_gates()))
-    commands: dict[str, Callable[..., Any]] = {
-        "ingest": ingest.ingest,
-        "demo": ingest.demo,
-        "formats": ingest.formats,
-        "converge": converge.converge,
-        "compare": gated(compare.compare),
-        "gate": gated(compare.gate),
-        "build": build.build,
-        "iterations": iterations.iterations,
-        "restore": restore.restore,
-        "spend": spend.spend,
-    }
-    for name, command in commands.items():
-        app.command(name)(exits_on_errors(command))
-    app.add_typer(archive.make_group(), name="archive")
+    for name, (module, gated) in COMMANDS.items():
+        if only is None or name == only:
+            command = getattr(importlib.import_module(f"reportgen.cli.{module}"), name)
+            app.command(name)(exits_on_errors(_with_gates(command) if gated else command))
+    if only is None or only == "archive":
+        from reportgen.cli import archive
+
+        app.add_typer(archive.make_group(), name="archive")
     return app
 
 
-app = make_app()
+def _with_gates(command: Any) -> Any:
+    from reportgen.cli.options import with_gate_options
+    from reportgen.gating.metrics import label_gates, pair_gates
+
+    return with_gate_options(lambda: (*pair_gates(), *label_gates()))(command)
+
+
+app: typer.Typer
+"""The whole app (made when first asked for: ``main`` makes only the command it runs)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        made = globals()["app"] = make_app()
+        return made
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    named = sys.argv[1] if len(sys.argv) > 1 else None
+    make_app(named if named in COMMANDS or named in GROUPS else None)()

@@ -11,8 +11,8 @@ import pytest
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from reportgen import __version__
-from reportgen.cli import app
+from reportgen import __version__, cli
+from reportgen.cli import app, make_app
 
 runner = CliRunner()
 COMMANDS = sorted(get_command(app).commands)  # type: ignore[attr-defined]
@@ -27,6 +27,22 @@ def test_every_command_has_help(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0
     assert "Usage:" in result.output and len(result.output.splitlines()) > 3
+    # main() makes only the command its arguments name: the same command, nothing else
+    alone = make_app(command)
+    assert sorted(get_command(alone).commands) == [command]  # type: ignore[attr-defined]
+    assert runner.invoke(alone, [command, "--help"]).output == result.output
+
+
+def test_main_makes_only_the_command_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str | None] = []
+    monkeypatch.setattr(cli, "make_app", lambda only=None: made.append(only) or app)
+    for argv, only in ((["ingest", "x"], "ingest"), (["archive"], "archive"), (["--help"], None),
+                       (["no-such-command"], None), ([], None)):  # fmt: skip
+        monkeypatch.setattr(sys, "argv", ["reportgen", *argv])
+        with pytest.raises(SystemExit):
+            cli.main()
+        assert made.pop() == only
+    assert set(cli.COMMANDS) | set(cli.GROUPS) == set(COMMANDS)
 
 
 def test_version_and_module_entry_point() -> None:
