@@ -21,7 +21,7 @@ import pyarrow as pa
 from duckdb.func import PythonUDFType
 
 from reportgen.archive._canonical import already_canonical
-from reportgen.archive.arrow import text_buffers, valid
+from reportgen.archive.arrow import strings, text_buffers, valid
 
 #: Name of the DuckDB function (VARCHAR -> VARCHAR) that step_hashes.sql calls.
 FUNCTION = "rg_canonical_json"
@@ -85,7 +85,7 @@ def _batch(texts: pa.Array | pa.ChunkedArray) -> pa.Array:
     values = texts.to_pylist()  # (not pyarrow.compute's replace_with_mask: ~30 ms to import)
     for i in np.flatnonzero(redo).tolist():
         values[i] = canonical_text(values[i])
-    return pa.array(values, pa.large_string())
+    return strings(values, large=True)
 
 
 _REGISTERED: weakref.WeakSet[duckdb.DuckDBPyConnection] = weakref.WeakSet()

@@ -20,10 +20,10 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from reportgen._gc import collector_paused
 from reportgen._sql import load_sql
+from reportgen.archive import arrow
 from reportgen.archive.arrow import STEP_ROWS
 from reportgen.archive.connection import define_step_hashes
 from reportgen.divergence import _kernels, formulas
@@ -122,15 +122,21 @@ class _Totals:
 
 def _np(col: pa.ChunkedArray | pa.Array, fill: Any = 0) -> npt.NDArray[Any]:
     """A column as numpy, NULLs replaced by ``fill``."""
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    if arr.null_count:
-        arr = pc.fill_null(arr, fill)
-    return np.asarray(arr.to_numpy(zero_copy_only=False))
+    return arrow.to_numpy(col, fill)
 
 
 def _valid(col: pa.ChunkedArray) -> BoolArray:
     """True where the column is not NULL."""
-    return np.asarray(pc.is_valid(col).to_numpy(zero_copy_only=False), dtype=bool)
+    return arrow.valid(col.combine_chunks())
+
+
+def _first_seen_codes(values: npt.NDArray[Any]) -> tuple[IntArray, int]:
+    """Dense codes of ``values`` numbered in order of first appearance (as Arrow's
+    dictionary_encode numbers them), and how many distinct values there are."""
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size, dtype=np.int64)
+    return rank[inverse.reshape(-1)], int(first.size)
 
 
 def _placement(
@@ -181,12 +187,11 @@ def _facts(con: duckdb.DuckDBPyConnection, runs: int) -> tuple[_Steps, pa.Table,
     missing = con.sql(load_sql("step_hashes_missing")).fetchall()[0][0]
     table = con.sql(load_sql("step_facts"), params={"computed": missing}).to_arrow_table()
     off, pos = _placed(table, runs)
-    encoded = pc.dictionary_encode(table["signature"].combine_chunks())
-    codes = np.asarray(encoded.indices.to_numpy(), dtype=np.int64)
+    codes, distinct = _first_seen_codes(_np(table["signature"]))
     # a signature's action is any of its steps' action (the signature includes the action)
-    some_step = np.zeros(len(encoded.dictionary), dtype=np.int64)
+    some_step = np.zeros(distinct, dtype=np.int64)
     some_step[codes] = np.arange(codes.size, dtype=np.int64)
-    actions = table["action"].take(pa.array(some_step)).to_pylist()
+    actions = table["action"].take(arrow.numbers(some_step, pa.int64())).to_pylist()
     sig = _scatter(codes, pos)
     payload = _scatter(_np(table["payload"]).view(np.int64), pos)
     state = _scatter(_np(table["state"]).view(np.int64), pos)
@@ -506,7 +511,7 @@ def _read(con: duckdb.DuckDBPyConnection, columns: dict[str, list[Any]]) -> _Chu
     dropped; tables of those names in the main schema are untouched) and read them."""
     created: list[str] = []
     define_step_hashes(con)  # any connection with the archive's tables will do
-    con.register(_INPUT_VIEW, pa.table(columns))
+    con.register(_INPUT_VIEW, arrow.table({k: arrow.strings(v) for k, v in columns.items()}))
     try:
         for name in _STAGES:
             source = f"SELECT * FROM {_INPUT_VIEW}" if name == "pairs" else load_sql(name)

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from reportgen._sql import load_sql
+from reportgen.archive import arrow
 from reportgen.archive.connection import first_row
 from reportgen.divergence.metrics import Pair
 
@@ -92,10 +92,10 @@ def pair_labels(
 def _pair_by_key(
     con: duckdb.DuckDBPyConnection, base: Sequence[str], cand: Sequence[str], same_batch: bool
 ) -> Pairing:
-    sides = pa.table(
+    sides = arrow.table(
         {
-            "run_id": [*base, *cand],
-            "side": ["baseline"] * len(base) + ["candidate"] * len(cand),
+            "run_id": arrow.strings([*base, *cand]),
+            "side": arrow.strings(["baseline"] * len(base) + ["candidate"] * len(cand)),
         }
     )
     con.register("pair_sides", sides)

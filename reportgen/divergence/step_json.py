@@ -22,6 +22,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from reportgen._sql import load_sql
+from reportgen.archive import arrow
 from reportgen.archive.arrow import text_buffers
 from reportgen.divergence import _kernels
 from reportgen.divergence.records import DiffRows, PairRecord
@@ -34,8 +35,7 @@ _MODIFIED = 1  # DiffRows.kind of a modified row
 
 def _ints(col: pa.ChunkedArray | pa.Array) -> IntArray:
     """A non-NULL integer column as int64."""
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return arrow.to_numpy(col).astype(np.int64)
 
 
 def _loads(text: str | None) -> Any:
@@ -87,8 +87,11 @@ class StepDiffWriter:
 
     def _steps(self, runs: list[str]) -> pa.Table:
         """The steps of ``runs`` as text (``sql/diff_steps.sql``), rn numbering ``runs``."""
-        numbered = pa.table(
-            {"run_id": pa.array(runs, pa.string()), "rn": pa.array(range(len(runs)), pa.int32())}
+        numbered = arrow.table(
+            {
+                "run_id": arrow.strings(runs),
+                "rn": arrow.numbers(np.arange(len(runs)), pa.int32()),
+            }
         )
         self.con.register("rg_diff_runs", numbered)
         try:
@@ -100,10 +103,10 @@ class StepDiffWriter:
     def _unusual_steps(table: pa.Table, slot_row: IntArray, slots: IntArray) -> list[bytes]:
         """The texts of the steps DuckDB wrote with what strict JSON has no text for, encoded
         again; their slots point at them (below -1)."""
-        unusual = np.asarray(table["unusual"].to_numpy(zero_copy_only=False), dtype=bool)
+        unusual = arrow.to_numpy(table["unusual"]).astype(bool)
         if not unusual.any():
             return []
-        texts = table["step"].filter(pa.array(unusual)).to_pylist()
+        texts = table["step"].filter(arrow.numbers(unusual, pa.bool_())).to_pylist()
         slot_row[slots[unusual]] = -2 - np.arange(len(texts), dtype=np.int64)
         return [_encoded_again(t) for t in texts]
 

@@ -14,7 +14,7 @@ from reportgen.archive.arrow import text_buffers
 from reportgen.errors import InputError
 from reportgen.formats.base import StageOptions
 from reportgen.formats.diagnose import ExtraCheck, first_problem
-from reportgen.formats.records import RECORDS_SCHEMA, record_batches
+from reportgen.formats.records import empty_records, record_batches
 from reportgen.formats.source import SourceFile
 
 _DUCK_WHERE = re.compile(
@@ -68,7 +68,7 @@ def parse_records(
     sources, and run each statement of ``also`` (e.g. an INSERT reading the same records)
     on every batch; on a parse error, explain it by file and line."""
     registered = _records_name(select_sql)
-    con.register(registered, RECORDS_SCHEMA.empty_table())
+    con.register(registered, empty_records())
     try:
         con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select_sql}")
     finally:

@@ -16,6 +16,7 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
+from reportgen.archive import arrow
 from reportgen.errors import InputError
 from reportgen.formats.source import SourceFile, open_source
 
@@ -32,6 +33,14 @@ RECORDS_SCHEMA = pa.schema(
 )
 _BLANK = np.zeros(256, dtype=bool)
 _BLANK[[9, 10, 13, 32]] = True
+
+
+def empty_records() -> pa.Table:
+    """A table of no records (``Schema.empty_table`` would import pandas when installed)."""
+    none = arrow.numbers([], pa.bool_())
+    return pa.Table.from_arrays(
+        [arrow.strings([]), none, none, arrow.strings([], large=True)], schema=RECORDS_SCHEMA
+    )
 
 
 def record_batches(sources: list[SourceFile], chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
@@ -82,12 +91,12 @@ class _Batch:
         )
         counts = np.array(self.counts, dtype=np.int64)
         # (numpy's repeat, not Array.take: that imports pyarrow.compute, ~30 ms a process)
-        files = pa.array(np.repeat(np.array(self.files, dtype=object), counts), pa.string())
-        many = np.repeat(np.array(self.many, dtype=bool), counts)
-        typed = np.repeat(np.array(self.typed, dtype=bool), counts)
-        table = pa.table([files, pa.array(many), pa.array(typed), content], schema=RECORDS_SCHEMA)
+        files = arrow.strings(np.repeat(np.array(self.files, dtype=object), counts).tolist())
+        many = arrow.numbers(np.repeat(np.array(self.many, dtype=bool), counts), pa.bool_())
+        typed = arrow.numbers(np.repeat(np.array(self.typed, dtype=bool), counts), pa.bool_())
+        table = pa.Table.from_arrays([files, many, typed, content], schema=RECORDS_SCHEMA)
         blank = _blank_records(np.frombuffer(data, dtype=np.uint8), offsets)
-        table = table.filter(pa.array(~blank)) if blank.any() else table
+        table = table.filter(arrow.numbers(~blank, pa.bool_())) if blank.any() else table
         # record batches of about a megabyte: DuckDB's threads share a table's batches
         rows = max(1, int(table.num_rows * (1 << 20) // max(1, self.size)))
         return pa.Table.from_batches(table.to_batches(max_chunksize=rows), RECORDS_SCHEMA)

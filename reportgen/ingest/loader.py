@@ -20,6 +20,7 @@ import duckdb
 import pyarrow as pa
 
 from reportgen._sql import load_sql
+from reportgen.archive import arrow
 from reportgen.archive.connection import connect, damaged, duckdb_path, first_row
 from reportgen.archive.parquet import parquet_location
 from reportgen.archive.parquet_write import ingest_parquet
@@ -427,13 +428,13 @@ def _assign_batches(con: duckdb.DuckDBPyConnection, batch: str | None) -> None:
 
 
 def _stage_files(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> None:
-    table = pa.table(
+    table = arrow.table(
         {
-            "source_file": [str(s.path) for s in sources],
-            "display_path": [s.display for s in sources],
-            "content_hash": [s.content_hash for s in sources],
-            "default_label": _folder_names([s.path for s in sources]),
-            "default_task": [s.path.name.split(".")[0] for s in sources],
+            "source_file": arrow.strings([str(s.path) for s in sources]),
+            "display_path": arrow.strings([s.display for s in sources]),
+            "content_hash": arrow.strings([s.content_hash for s in sources]),
+            "default_label": arrow.strings(_folder_names([s.path for s in sources])),
+            "default_task": arrow.strings([s.path.name.split(".")[0] for s in sources]),
         }
     )
     con.register("stage_files_arrow", table)
@@ -485,14 +486,14 @@ def _write(
     ).fetchall():
         per_file[display]["steps"] = int(n)
     # one INSERT of Arrow columns: executemany runs one statement per file (~1 ms each)
-    files = pa.table(
+    files = arrow.table(
         {
-            "content_hash": [prefix + s.content_hash for s in sources],
-            "path": [s.display for s in sources],
-            "format": [formats[s.display].name for s in sources],
-            "size_bytes": pa.array([s.size_bytes for s in sources], pa.int64()),
+            "content_hash": arrow.strings([prefix + s.content_hash for s in sources]),
+            "path": arrow.strings([s.display for s in sources]),
+            "format": arrow.strings([formats[s.display].name for s in sources]),
+            "size_bytes": arrow.numbers([s.size_bytes for s in sources], pa.int64()),
             **{
-                f"n_{k}": pa.array([per_file[s.display][k] for s in sources], pa.int64())
+                f"n_{k}": arrow.numbers([per_file[s.display][k] for s in sources], pa.int64())
                 for k in COUNTED
             },
         }

@@ -18,6 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from reportgen._sql import load_sql
+from reportgen.archive import arrow
 from reportgen.formats.pricing import load_table
 
 #: The finding kinds, in report order, each with the SQL file that finds it and its parameters.
@@ -161,7 +162,10 @@ def _register_prices(con: duckdb.DuckDBPyConnection) -> str:
         rows["model"].append(model)
         for rate in ("input", "output", "cache_write", "cache_read"):
             rows[rate].append(getattr(price, rate))
-    con.register(_PRICES, pa.table(rows, schema=_PRICE_SCHEMA))
+    columns = {"model": arrow.strings(rows["model"])} | {
+        rate: arrow.numbers(rows[rate], pa.float64()) for rate in _PRICE_SCHEMA.names[1:]
+    }
+    con.register(_PRICES, arrow.table(columns, _PRICE_SCHEMA))
     return table.as_of
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from reportgen._sql import load_sql
+from reportgen.archive import arrow
 from reportgen.formats.base import StageOptions, first_record
 from reportgen.formats.duck import read_or_explain, run_checks
 from reportgen.formats.source import SourceFile
@@ -62,11 +64,14 @@ def normalise_staged_outputs(con: duckdb.DuckDBPyConnection) -> int:
             names.append(found.normaliser)
     if not rids:
         return 0
-    table = pa.table(
+    ends = np.cumsum([0, *(len(ids) for ids in failing)])
+    table = arrow.table(
         {
-            "rid": pa.array(rids, type=pa.int64()),
-            "failing": pa.array(failing, type=pa.list_(pa.string())),
-            "normaliser": pa.array(names, type=pa.string()),
+            "rid": arrow.numbers(rids, pa.int64()),
+            "failing": pa.ListArray.from_arrays(
+                arrow.numbers(ends, pa.int32()), arrow.strings([i for ids in failing for i in ids])
+            ),
+            "normaliser": arrow.strings(names),
         }
     )
     con.register("stage_iter_norm", table)
