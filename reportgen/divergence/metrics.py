@@ -20,6 +20,7 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from reportgen._gc import collector_paused
 from reportgen._sql import load_sql
@@ -130,15 +131,6 @@ def _valid(col: pa.ChunkedArray) -> BoolArray:
     return arrow.valid(col.combine_chunks())
 
 
-def _first_seen_codes(values: npt.NDArray[Any]) -> tuple[IntArray, int]:
-    """Dense codes of ``values`` numbered in order of first appearance (as Arrow's
-    dictionary_encode numbers them), and how many distinct values there are."""
-    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
-    rank = np.empty(first.size, dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(first.size, dtype=np.int64)
-    return rank[inverse.reshape(-1)], int(first.size)
-
-
 def _placement(
     rn: npt.NDArray[np.int32], idx: npt.NDArray[np.int32], runs: int
 ) -> tuple[IntArray, IntArray]:
@@ -187,9 +179,10 @@ def _facts(con: duckdb.DuckDBPyConnection, runs: int) -> tuple[_Steps, pa.Table,
     missing = con.sql(load_sql("step_hashes_missing")).fetchall()[0][0]
     table = con.sql(load_sql("step_facts"), params={"computed": missing}).to_arrow_table()
     off, pos = _placed(table, runs)
-    codes, distinct = _first_seen_codes(_np(table["signature"]))
+    encoded = pc.dictionary_encode(table["signature"].combine_chunks())
+    codes = _np(encoded.indices).astype(np.int64)
     # a signature's action is any of its steps' action (the signature includes the action)
-    some_step = np.zeros(distinct, dtype=np.int64)
+    some_step = np.zeros(len(encoded.dictionary), dtype=np.int64)
     some_step[codes] = np.arange(codes.size, dtype=np.int64)
     actions = table["action"].take(arrow.numbers(some_step, pa.int64())).to_pylist()
     sig = _scatter(codes, pos)

@@ -11,14 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reportgen.divergence import _kernels, udfs
-from reportgen.divergence.metrics import _first_seen_codes
 from reportgen.divergence.reference import align_ids, detect_loops, lcs_length, recovery_flags
 
 from .test_trajectory_properties import slow_align, slow_loops, slow_recovery
@@ -279,13 +276,3 @@ def test_checkpointed_traceback_on_long_runs(seed: int) -> None:
     blocks = udfs.align_batch(a, off_a, b, off_b, full_rows_words=0)
     assert whole.lcs[0] == blocks.lcs[0] == lcs_length(a.tolist(), b.tolist())
     assert np.array_equal(whole.b, blocks.b) and np.array_equal(whole.c, blocks.c)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 2**64 - 1) | st.sampled_from([3, 5, 3]), max_size=40))
-def test_first_seen_codes_number_values_as_dictionary_encode(values: list[int]) -> None:
-    column = pa.array(values, pa.uint64())
-    encoded = pc.dictionary_encode(column)
-    codes, distinct = _first_seen_codes(np.array(values, dtype=np.uint64))
-    assert codes.tolist() == encoded.indices.to_pylist()
-    assert distinct == len(encoded.dictionary)
