@@ -53,8 +53,9 @@ def _root(
 
 def make_app(only: str | None = None) -> typer.Typer:
     """The typer app, with one option per gate of the metrics registered now. ``only``: just
-    that command or group (``main`` asks for the one its arguments name, so that a command
-    imports and builds no other command's module and options)."""
+    that command or group, or nothing else for another name (``main`` asks for the one its
+    arguments name, so that a command imports and builds no other command's module and
+    options, and ``--version`` none)."""
     app = typer.Typer(
         name="reportgen",
         help="See how LLM agents behave across many runs: load traces into DuckDB, compute "
@@ -97,4 +98,6 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """Console-script entry point."""
     named = sys.argv[1] if len(sys.argv) > 1 else None
-    make_app(named if named in COMMANDS or named in GROUPS else None)()
+    # --version is eager: it prints and exits before any command is looked at
+    known = named in COMMANDS or named in GROUPS or named == "--version"
+    make_app(named if known else None)()

@@ -37,7 +37,8 @@ def test_main_makes_only_the_command_it_runs(monkeypatch: pytest.MonkeyPatch) ->
     made: list[str | None] = []
     monkeypatch.setattr(cli, "make_app", lambda only=None: made.append(only) or app)
     for argv, only in ((["ingest", "x"], "ingest"), (["archive"], "archive"), (["--help"], None),
-                       (["no-such-command"], None), ([], None)):  # fmt: skip
+                       (["--version"], "--version"), (["no-such-command"], None),
+                       ([], None)):  # fmt: skip
         monkeypatch.setattr(sys, "argv", ["reportgen", *argv])
         with pytest.raises(SystemExit):
             cli.main()
