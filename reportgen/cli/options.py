@@ -8,11 +8,12 @@ import inspect
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from reportgen.gating.metrics import Gate
+if TYPE_CHECKING:  # the gate registry is imported by the commands that gate, not by all
+    from reportgen.gating.metrics import Gate
 
 F = TypeVar("F", bound=Callable[..., Any])
 

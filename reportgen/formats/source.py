@@ -25,8 +25,19 @@ SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
 ADAPTER_SUFFIXES = (".traj", ".eval")
 CHUNK = 1 << 20
 HEAD_BYTES = 1 << 16
-MEASURE_THREADS = min(4, os.cpu_count() or 1)
-"""Files measured side by side: reading, hashing and the byte scan release the GIL."""
+
+
+def _usable_cores() -> int:
+    """Cores this process may run on (its CPU affinity, where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
+MEASURE_THREADS = min(4, _usable_cores())
+"""Files measured side by side, one thread a usable core: reading, hashing and the byte scan
+release the GIL (on 2 cores, 2 threads measured 1,000 files in 0.11 s against 0.14 s for 4)."""
 MEASURE_BATCH = 32
 KEEP_TOTAL_BYTES = 256 << 20
 """Small uncompressed files (read in one read) keep their bytes for the load up to this many
@@ -81,10 +92,11 @@ def discover(
         path = Path(given)
         kind = _kind(path)
         if kind == "folder":
-            inside = sorted(_walk(path, sink))
+            # as Path sorts them, part by part (a Path a file would cost more than its walk)
+            inside = sorted(_walk(str(path), sink), key=lambda p: p.split(os.sep))
             if not inside:
                 raise InputError(str(given), "folder holds no .json or .jsonl files")
-            found.extend((_absolute(p), str(p)) for p in inside)
+            found.extend((Path(os.path.abspath(p)), p) for p in inside)
         elif kind in ("file", "symlink to a file"):
             if not is_input_file(path):
                 raise InputError(str(given), "not a .json, .jsonl, .json.gz or .jsonl.gz file")
@@ -130,30 +142,45 @@ def _kind(path: Path) -> str:
     return f"a symlink to {what}" if link else what
 
 
-def _walk(folder: Path, notices: list[str]) -> Iterator[Path]:
-    """Input files under ``folder``: hidden names skipped, symlinked folders not entered."""
-    for root, dirs, files in os.walk(folder):
-        for name in sorted(d for d in dirs if Path(root, d).is_symlink() and not d.startswith(".")):
+def _walk(folder: str, notices: list[str]) -> Iterator[str]:
+    """Input files under ``folder`` (names joined to it): hidden names skipped, symlinked
+    folders not entered. ``os.scandir``'s entries tell a plain file or folder without a
+    ``stat`` each; only symlinks and odd entries are looked at further (``_kind``). As
+    ``os.walk`` does, a folder that cannot be listed is passed over."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    folders: list[os.DirEntry[str]] = []
+    files: list[os.DirEntry[str]] = []
+    for entry in entries:
+        try:
+            is_folder = entry.is_dir()
+        except OSError:
+            is_folder = False
+        (folders if is_folder else files).append(entry)
+    folders.sort(key=lambda e: e.name)
+    for entry in folders:
+        if entry.is_symlink() and not entry.name.startswith("."):
+            notices.append(f"skipped {show(entry.path)}: a symlink to a folder (not followed)")
+    for entry in files:
+        if not entry.name.endswith(SUFFIXES + ADAPTER_SUFFIXES) or entry.name.startswith("."):
+            continue
+        plain = not entry.is_symlink() and entry.is_file(follow_symlinks=False)
+        kind = "file" if plain else _kind(Path(entry.path))
+        if kind == "file":
+            yield entry.path
+        elif kind == "symlink to a file":
+            notices.append(f"followed {show(entry.path)}: a symlink to a regular file")
+            yield entry.path
+        else:
             notices.append(
-                f"skipped {show(str(Path(root, name)))}: a symlink to a folder (not followed)"
+                f"skipped {show(entry.path)}: {kind.removeprefix('a ')}, not a regular file"
             )
-        dirs[:] = sorted(
-            d for d in dirs if not d.startswith(".") and not Path(root, d).is_symlink()
-        )
-        for name in files:
-            path = Path(root) / name
-            if not is_input_file(path) or name.startswith("."):
-                continue
-            kind = _kind(path)
-            if kind == "file":
-                yield path
-            elif kind == "symlink to a file":
-                notices.append(f"followed {show(str(path))}: a symlink to a regular file")
-                yield path
-            else:
-                notices.append(
-                    f"skipped {show(str(path))}: {kind.removeprefix('a ')}, not a regular file"
-                )
+    for entry in folders:
+        if not entry.name.startswith(".") and not entry.is_symlink():
+            yield from _walk(entry.path, notices)
 
 
 def _open_raw(path: Path, display: str) -> BinaryIO:

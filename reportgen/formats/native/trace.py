@@ -60,13 +60,8 @@ class NativeTrace:
         )
         self._check(con, "trace_check_runs", sources)
         con.execute(load_sql("trace_runs"))
-        items = con.sql("SELECT rowid AS rid, steps FROM stage_trace_raw WHERE NOT typed")
-        con.register("stage_trace_items", items.to_arrow_reader(ITEM_BATCH_ROWS).read_all())
-        try:
-            con.execute(load_sql("trace_steps"))
-        finally:
-            with contextlib.suppress(duckdb.Error):  # void after an error: nothing to drop
-                con.unregister("stage_trace_items")
+        if not all(s.typed_steps for s in sources):  # else trace_typed_steps read them all
+            self._untyped_steps(con)
         self._check(con, "trace_check_steps", sources)
         con.execute("INSERT INTO stage_runs BY NAME SELECT * EXCLUDE (rid) FROM stage_trace_runs")
         con.execute(
@@ -78,6 +73,16 @@ class NativeTrace:
             "stage_trace_runs",
         ):
             con.execute(f"DROP TABLE {table}")
+
+    def _untyped_steps(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Type the steps of the records the byte scan did not find typed (trace_steps.sql)."""
+        items = con.sql("SELECT rowid AS rid, steps FROM stage_trace_raw WHERE NOT typed")
+        con.register("stage_trace_items", items.to_arrow_reader(ITEM_BATCH_ROWS).read_all())
+        try:
+            con.execute(load_sql("trace_steps"))
+        finally:
+            with contextlib.suppress(duckdb.Error):  # void after an error: nothing to drop
+                con.unregister("stage_trace_items")
 
     def _check(self, con: duckdb.DuckDBPyConnection, check: str, sources: list[SourceFile]) -> None:
         run_checks(con, load_sql(check), sources, self.schema, _parents_precede)
