@@ -74,7 +74,11 @@ class SourceFile:
 def is_input_file(path: Path) -> bool:
     """True for the file names ingest reads: .json, .jsonl and their .gz forms, plus .traj
     (SWE-agent) and .eval (Inspect AI)."""
-    return path.name.endswith(SUFFIXES + ADAPTER_SUFFIXES)
+    return _input_name(path.name)
+
+
+def _input_name(name: str) -> bool:
+    return name.endswith(SUFFIXES + ADAPTER_SUFFIXES)
 
 
 def discover(
@@ -96,7 +100,7 @@ def discover(
             inside = sorted(_walk(str(path), sink), key=lambda p: p.split(os.sep))
             if not inside:
                 raise InputError(str(given), "folder holds no .json or .jsonl files")
-            found.extend((Path(os.path.abspath(p)), p) for p in inside)
+            found.extend((_absolute(p), p) for p in inside)
         elif kind in ("file", "symlink to a file"):
             if not is_input_file(path):
                 raise InputError(str(given), "not a .json, .jsonl, .json.gz or .jsonl.gz file")
@@ -108,7 +112,7 @@ def discover(
     return found
 
 
-def _absolute(path: Path) -> Path:
+def _absolute(path: str | Path) -> Path:
     """``path`` made absolute as given (no ``~`` expansion, symlinks kept): DuckDB reads the
     files by these names and would expand a leading ``~`` itself."""
     return Path(os.path.abspath(path))
@@ -165,7 +169,7 @@ def _walk(folder: str, notices: list[str]) -> Iterator[str]:
         if entry.is_symlink() and not entry.name.startswith("."):
             notices.append(f"skipped {show(entry.path)}: a symlink to a folder (not followed)")
     for entry in files:
-        if not entry.name.endswith(SUFFIXES + ADAPTER_SUFFIXES) or entry.name.startswith("."):
+        if not _input_name(entry.name) or entry.name.startswith("."):
             continue
         plain = not entry.is_symlink() and entry.is_file(follow_symlinks=False)
         kind = "file" if plain else _kind(Path(entry.path))
