@@ -5,16 +5,12 @@
 --   record per row, from reportgen.formats.records.record_batches, registered by
 --   NativeTrace.stage, which stores these rows in temp table stage_trace_raw; its rowid is
 --   the run's rid). typed: the byte scan found the record's steps typed.
+-- Each branch reads stage_trace_records itself: a CTE read by both would be materialised,
+-- a copy of every record's text (about half this statement's time on 1,000 typed files).
 -- Steps stay a list of JSON values, each step's fields checked one by one by trace_steps.sql.
 -- A typed record's steps are not read here (steps is NULL): trace_typed_steps.sql reads them
 -- straight from the record as typed structs, which saves writing each step out as JSON and
 -- parsing it again.
-WITH records AS (
-    SELECT source_file, typed, content FROM stage_trace_records WHERE NOT many
-    UNION ALL
-    SELECT source_file, false, unnest(json_extract(content, '$[*]'))
-    FROM stage_trace_records WHERE many
-)
 SELECT unnest(json_transform(content, '{
     "run_id": "JSON", "task_id": "JSON", "label": "JSON", "suite": "JSON", "batch": "JSON",
     "trial": "JSON", "started_at": "JSON", "meta": "JSON", "output": "JSON",
@@ -22,7 +18,12 @@ SELECT unnest(json_transform(content, '{
     "cost_usd": "JSON", "latency_ms": "JSON",
     "steps": "JSON[]"
 }')), source_file, typed
-FROM records WHERE NOT typed
+FROM (
+    SELECT source_file, typed, content FROM stage_trace_records WHERE NOT many AND NOT typed
+    UNION ALL
+    SELECT source_file, false, unnest(json_extract(content, '$[*]'))
+    FROM stage_trace_records WHERE many
+)
 UNION ALL BY NAME
 SELECT unnest(json_transform(content, '{
     "run_id": "JSON", "task_id": "JSON", "label": "JSON", "suite": "JSON", "batch": "JSON",
@@ -30,4 +31,4 @@ SELECT unnest(json_transform(content, '{
     "success": "JSON", "reward": "JSON", "tokens_in": "JSON", "tokens_out": "JSON",
     "cost_usd": "JSON", "latency_ms": "JSON"
 }')), source_file, typed
-FROM records WHERE typed
+FROM stage_trace_records WHERE typed AND NOT many
