@@ -15,7 +15,9 @@ restart at every newline. Besides the problems it stops at (1 nested deeper than
   ``steps`` list (native detection reads these instead of parsing the file);
 * whether every record is a native run whose steps need no type checks in SQL (``typed``):
   an object with a string ``run_id`` and a ``steps`` list of objects, each with the fields
-  ``FIELD_NAMES`` holds, as ``typed`` says."""
+  ``FIELD_NAMES`` holds, as ``typed`` says;
+* where a document's top-level ``steps`` list lies (``steps_span``), so that its run fields
+  can be read without parsing its steps."""
 
 from libc.string cimport memcmp, memcpy
 
@@ -74,6 +76,8 @@ cdef class Scan:
     cdef int vfield, vkind, vdigits, vexp  # vexp: exponent digits, -1 before any exponent
     cdef bint vdot, vbad
     cdef Py_ssize_t vstr_start
+    # bytes fed before this block; a document's steps list: its '[' and the byte after its ']'
+    cdef Py_ssize_t fed, steps_at, steps_end
 
     def __init__(self, bint lines, long max_depth):
         self.lines = lines
@@ -83,6 +87,17 @@ cdef class Scan:
         self.step_keys_ok = True
         self.typed_ok = True
         self.vfield = -2
+        self.steps_at = -1
+        self.steps_end = -1
+
+    @property
+    def steps_span(self):
+        """(start, end) byte offsets of a document's top-level ``steps`` list, from its ``[``
+        to just past its ``]``, when it is an object holding one that closed; else None (also
+        for JSON Lines)."""
+        if self.lines or self.steps_end < 0:
+            return None
+        return (self.steps_at, self.steps_end)
 
     @property
     def typed(self):
@@ -116,6 +131,7 @@ cdef class Scan:
             return 0, 0
         with nogil:
             problem = self._feed(&block[0], n, &problem_line)
+        self.fed += n
         return problem, problem_line
 
     cdef int _feed(self, const unsigned char* block, Py_ssize_t n, long* problem_out) noexcept nogil:
@@ -219,6 +235,8 @@ cdef class Scan:
                     if depth == 2 and c == 91 and self.cur_top == 1:
                         self.in_list = True
                         self.rec_steps = True
+                        if self.steps_at < 0:
+                            self.steps_at = self.fed + i - 1
                     if depth == 2 and c == 91 and self.top_key_steps and not self.first_done:
                         self.in_steps = True
                         self.steps_seen = True
@@ -228,6 +246,8 @@ cdef class Scan:
                 self.expect_key = c == 123
             elif c == 125 or c == 93:
                 if depth == 2:
+                    if self.in_list and self.steps_end < 0 and self.steps_at >= 0:
+                        self.steps_end = self.fed + i
                     self.in_steps = False
                     self.in_list = False
                 elif depth == 3 and self.in_list:  # a step ends

@@ -29,6 +29,7 @@ RECORDS_SCHEMA = pa.schema(
         ("many", pa.bool_()),
         ("typed", pa.bool_()),
         ("content", pa.large_string()),
+        ("head", pa.large_string()),
     ]
 )
 _BLANK = np.zeros(256, dtype=bool)
@@ -39,15 +40,17 @@ def empty_records() -> pa.Table:
     """A table of no records (``Schema.empty_table`` would import pandas when installed)."""
     none = arrow.numbers([], pa.bool_())
     return pa.Table.from_arrays(
-        [arrow.strings([]), none, none, arrow.strings([], large=True)], schema=RECORDS_SCHEMA
+        [arrow.strings([]), none, none, *[arrow.strings([], large=True)] * 2],
+        schema=RECORDS_SCHEMA,
     )
 
 
 def record_batches(sources: list[SourceFile], chunk_bytes: int = CHUNK_BYTES) -> Iterator[pa.Table]:
     """Tables of columns ``source_file`` (the path as DuckDB's ``filename`` gives it),
     ``many`` (a document that is an array), ``typed`` (its file's ``typed_steps``) and
-    ``content`` (one record's JSON text), in file order, each holding about ``chunk_bytes``
-    of text."""
+    ``content`` (one record's JSON text) and ``head`` (a typed document's text with its steps
+    list emptied, from its ``steps_span``: its run fields parse from a few hundred bytes;
+    NULL for other records), in file order, each holding about ``chunk_bytes`` of text."""
     batch = _Batch()
     for source in sources:
         for block in _blocks(source, chunk_bytes):
@@ -69,6 +72,7 @@ class _Batch:
         self.counts: list[int] = []
         self.many: list[bool] = []
         self.typed: list[bool] = []
+        self.heads: list[bytes | None] = []
         self.size = 0
 
     def add(self, source: SourceFile, block: bytes) -> None:
@@ -81,6 +85,7 @@ class _Batch:
         self.counts.append(starts.size - 1)
         self.many.append(not source.lines and block.lstrip()[:1] == b"[")
         self.typed.append(source.typed_steps)  # never so for a document of many runs
+        self.heads += [_head(block, source.steps_span)] * (starts.size - 1)
         self.size += len(block)
 
     def table(self) -> pa.Table:
@@ -94,12 +99,21 @@ class _Batch:
         files = arrow.strings(np.repeat(np.array(self.files, dtype=object), counts).tolist())
         many = arrow.numbers(np.repeat(np.array(self.many, dtype=bool), counts), pa.bool_())
         typed = arrow.numbers(np.repeat(np.array(self.typed, dtype=bool), counts), pa.bool_())
-        table = pa.Table.from_arrays([files, many, typed, content], schema=RECORDS_SCHEMA)
+        heads = arrow.utf8(self.heads, large=True)
+        table = pa.Table.from_arrays([files, many, typed, content, heads], schema=RECORDS_SCHEMA)
         blank = _blank_records(np.frombuffer(data, dtype=np.uint8), offsets)
         table = table.filter(arrow.numbers(~blank, pa.bool_())) if blank.any() else table
         # record batches of about a megabyte: DuckDB's threads share a table's batches
         rows = max(1, int(table.num_rows * (1 << 20) // max(1, self.size)))
         return pa.Table.from_batches(table.to_batches(max_chunksize=rows), RECORDS_SCHEMA)
+
+
+def _head(block: bytes, span: tuple[int, int] | None) -> bytes | None:
+    """A document's text with its steps list (at ``span``) written as ``[]``."""
+    if span is None:
+        return None
+    start, end = span
+    return b"".join((block[:start], b"[]", block[end:]))
 
 
 def _document(block: bytes) -> np.ndarray:

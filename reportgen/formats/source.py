@@ -63,6 +63,9 @@ class SourceFile:
     #: Every record a native run whose steps need no type checks (the byte scan's ``typed``):
     #: trace_typed_steps.sql then reads its steps as typed values, without json_type parses.
     typed_steps: bool = False
+    #: A document's top-level steps list, as byte offsets (its ``[`` to just past its ``]``),
+    #: when its steps are typed: its run fields are then read from the rest alone.
+    steps_span: tuple[int, int] | None = None
     #: The file's bytes as measured (a small uncompressed file; see ``KEEP_TOTAL_BYTES``).
     data: bytes | None = field(default=None, repr=False, compare=False)
 
@@ -333,6 +336,7 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
         if scan.duplicate is None
         else (scan.duplicate[0], scan.duplicate[1].decode("utf-8", "replace")),
         typed_steps=scan.typed,
+        steps_span=scan.steps_span if scan.typed else None,
         data=whole,
     )
 

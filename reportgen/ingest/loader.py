@@ -482,7 +482,8 @@ def _write(
         ).fetchall():
             per_file[display][table] = int(n)
     for display, n in con.execute(
-        "SELECT r.source_file, count(*) FROM stage_steps s JOIN stage_runs r USING (run_id) GROUP BY ALL"
+        "SELECT r.source_file, sum(n) FROM (SELECT run_id, count(*) AS n FROM stage_steps"
+        " GROUP BY run_id) JOIN stage_runs r USING (run_id) GROUP BY ALL"
     ).fetchall():
         per_file[display]["steps"] = int(n)
     # one INSERT of Arrow columns: executemany runs one statement per file (~1 ms each)

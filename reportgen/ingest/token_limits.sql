@@ -3,16 +3,27 @@
 -- Grain: at most one row (source_file, source_line, run_id, field, value).
 -- Needs: staged tables stage_runs, stage_steps, stage_iterations (reportgen.ingest.loader);
 --   parameter $limit. Sums over many runs then stay far inside BIGINT: no metric wraps.
-WITH step_rows AS (
+-- The steps are filtered and summed by run before the join to their runs: a join of every
+-- staged step cost most of this query.
+WITH step_over AS (
+    SELECT run_id, idx, tokens_in, tokens_out
+    FROM stage_steps WHERE tokens_in > $limit OR tokens_out > $limit
+),
+step_rows AS (
     SELECT r.source_file, r.source_line, s.run_id, s.idx, s.tokens_in, s.tokens_out
-    FROM stage_steps AS s
+    FROM step_over AS s
     JOIN stage_runs AS r USING (run_id)
 ),
+run_sums AS (
+    SELECT run_id, sum(tokens_in) AS tokens_in, sum(tokens_out) AS tokens_out
+    FROM stage_steps
+    GROUP BY run_id
+    HAVING sum(tokens_in) > $limit OR sum(tokens_out) > $limit
+),
 step_sums AS (
-    SELECT source_file, source_line, run_id,
-           sum(tokens_in) AS tokens_in, sum(tokens_out) AS tokens_out
-    FROM step_rows
-    GROUP BY ALL
+    SELECT r.source_file, r.source_line, s.run_id, s.tokens_in, s.tokens_out
+    FROM run_sums AS s
+    JOIN stage_runs AS r USING (run_id)
 ),
 over AS (
     SELECT source_file, source_line, run_id, 'steps[' || idx || '].tokens_in' AS field,

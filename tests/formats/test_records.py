@@ -77,3 +77,23 @@ def test_measure_all_keeps_bytes_up_to_its_budget(
     monkeypatch.setattr(source_module, "KEEP_TOTAL_BYTES", sum(sizes[:3]))
     got = list(measure_all(paths, 1 << 20))
     assert [s.data for s in got] == [p.read_bytes() for p, _ in paths[:3]] + [None, None]
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_typed_document_comes_with_its_steps_list_emptied(tmp_path: Path, kept: bool) -> None:
+    step = '{"type": "tool_call", "action": "a", "status": "ok", "input": {"steps": [1]}}'
+    typed = tmp_path / "typed.json"
+    typed.write_text(f'{{"run_id": "r", "steps": [{step}, {step}], "meta": {{"x": []}}}}\n')
+    untyped = tmp_path / "untyped.json"
+    untyped.write_text('{"run_id": 7, "steps": []}')
+    lines = tmp_path / "runs.jsonl"
+    lines.write_text(f'{{"run_id": "r", "steps": [{step}]}}\n')
+    sources = [measure(p, p.name, 1 << 20) for p in (typed, untyped, lines)]
+    assert [s.typed_steps for s in sources] == [True, False, True]
+    sources = sources if kept else [replace(s, data=None) for s in sources]
+    (table,) = record_batches(sources)
+    assert table["head"].to_pylist() == [
+        '{"run_id": "r", "steps": [], "meta": {"x": []}}\n',
+        None,
+        None,
+    ]

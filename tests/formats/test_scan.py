@@ -1,6 +1,7 @@
 """What the compiled byte scan notes besides nesting (``_scan.Scan``), checked against Python's
 own parse on random documents cut into random blocks: the first record's top-level keys, the
-keys of its ``steps`` objects, the first repeated top-level key, and bare NaN/Infinity."""
+keys of its ``steps`` objects, the first repeated top-level key, bare NaN/Infinity, and where
+a document's ``steps`` list lies."""
 
 from __future__ import annotations
 
@@ -75,6 +76,23 @@ def test_keys_seen_as_python_sees_them(
     else:
         assert any(len(_raw(k)) > 64 for s in steps for k in s)
     assert scan.duplicate is None and not scan.non_finite
+
+
+@settings(max_examples=300, deadline=None)
+@given(record, st.booleans(), st.lists(st.integers(0, 400), max_size=4))
+def test_steps_span_is_where_the_steps_list_lies(
+    run: dict[str, Any], spaced: bool, cuts: list[int]
+) -> None:
+    data = json.dumps(run, ensure_ascii=False, indent=1 if spaced else None).encode()
+    span = _scan(b" " + data + b"\n", False, cuts).steps_span
+    if not isinstance(run.get("steps"), list):
+        assert span is None
+        return
+    assert span is not None
+    start, end = span[0] - 1, span[1] - 1  # the leading space
+    assert json.loads(data[start:end]) == run["steps"]
+    assert json.loads(data[:start] + b"[]" + data[end:]) == {**run, "steps": []}
+    assert _scan(data + b"\n", True, cuts).steps_span is None  # JSON Lines: never
 
 
 def test_repeated_top_level_key_and_bare_nan_are_noted() -> None:

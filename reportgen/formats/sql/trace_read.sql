@@ -2,7 +2,7 @@
 -- can be checked exactly (a cast would turn "12" into 12 and 1.5 into 2).
 -- Grain: one row per run, in file order (a document that is an array gives a run per item).
 -- Needs: the Arrow table stage_trace_records (source_file, many, typed, content: one JSON
---   record per row, from reportgen.formats.records.record_batches, registered by
+--   record per row; head: a typed document with its steps list emptied, else NULL; from reportgen.formats.records.record_batches, registered by
 --   NativeTrace.stage, which stores these rows in temp table stage_trace_raw; its rowid is
 --   the run's rid). typed: the byte scan found the record's steps typed.
 -- Each branch reads stage_trace_records itself: a CTE read by both would be materialised,
@@ -31,4 +31,7 @@ SELECT unnest(json_transform(content, '{
     "success": "JSON", "reward": "JSON", "tokens_in": "JSON", "tokens_out": "JSON",
     "cost_usd": "JSON", "latency_ms": "JSON"
 }')), source_file, typed
-FROM stage_trace_records WHERE typed AND NOT many
+FROM (
+    SELECT source_file, typed, coalesce(head, content) AS content
+    FROM stage_trace_records WHERE typed AND NOT many
+)
