@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,19 @@ def test_main_makes_only_the_command_it_runs(monkeypatch: pytest.MonkeyPatch) ->
             cli.main()
         assert made.pop() == only
     assert set(cli.COMMANDS) | set(cli.GROUPS) == set(COMMANDS)
+
+
+@pytest.mark.parametrize(("given", "kept"), [(None, "1"), ("4", "4")])
+def test_main_keeps_openblas_to_one_thread_unless_told(
+    monkeypatch: pytest.MonkeyPatch, given: str | None, kept: str
+) -> None:
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", given or "")  # undone after the test
+    if given is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    monkeypatch.setattr(sys, "argv", ["reportgen", "--version"])
+    with pytest.raises(SystemExit):
+        cli.main()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == kept
 
 
 def test_version_and_module_entry_point() -> None:
