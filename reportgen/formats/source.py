@@ -288,7 +288,8 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
         with open_source(path, display) as stream:
             # a file smaller than CHUNK in one read of its size: a CHUNK buffer per read
             # (mapped and unmapped by malloc) cost more than reading the file
-            size = CHUNK if compressed else min(CHUNK, os.fstat(stream.fileno()).st_size + 1)
+            size_bytes = os.fstat(stream.fileno()).st_size  # of the file (gzip: compressed)
+            size = CHUNK if compressed else min(CHUNK, size_bytes + 1)
             for block in iter(lambda: stream.read(size), b""):
                 if not compressed:  # hashed in the same pass as it is checked
                     digest.update(block)
@@ -319,14 +320,14 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     if not head.strip():
         raise InputError(display, "empty file")
     if nesting is None:
-        return SourceFile(path, display, os.path.getsize(path), digest.hexdigest(), head, lines)
+        return SourceFile(path, display, size_bytes, digest.hexdigest(), head, lines)
     scan = nesting.scan
     if scan.non_finite:
         _refuse_non_finite(path, display, lines)
     return SourceFile(
         path,
         display,
-        os.path.getsize(path),
+        size_bytes,
         digest.hexdigest(),
         head,
         lines,
