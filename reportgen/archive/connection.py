@@ -63,12 +63,14 @@ def connect(
         raise InputError(name, f"folder {file.parent} does not exist")
     con = _open(str(file), read_only, name)
     try:
+        if not exists:  # a new file: the schema as this version writes it, nothing to check
+            _create_schema(con, fresh=True)
+            return con
         empty = _check_layout(con, name)
         if read_only and empty:
             raise InputError(name, "an empty DuckDB file, not an archive; run `reportgen ingest`")
         if not read_only:
-            if exists:
-                verify_blocks(con, name)  # never add to a damaged archive
+            verify_blocks(con, name)  # never add to a damaged archive
             _create_schema(con)
             return con
         stale = not _step_hashes_current(con) or not _has_added_columns(con)
@@ -97,13 +99,21 @@ def new_session(name: str) -> duckdb.DuckDBPyConnection:
     """An in-memory session in UTC holding the (empty) archive schema: a one-off archive, or
     the tables a Parquet archive's views replace."""
     con = _open(":memory:", False, name)
-    _create_schema(con)
+    _create_schema(con, fresh=True)
     return con
 
 
-def _create_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the archive tables where missing and bring the step hashes up to date."""
+def _create_schema(con: duckdb.DuckDBPyConnection, *, fresh: bool = False) -> None:
+    """Create the archive tables where missing and bring the step hashes up to date;
+    ``fresh``: in a new, empty database, whose schema.sql tables have every column and no
+    step yet (so only the schema version and the hash probe are to record)."""
     con.execute(load_sql("schema"))
+    if fresh:
+        con.execute(
+            "INSERT INTO archive_info VALUES ('schema_version', ?), ('step_hashes', ?)",
+            [SCHEMA_VERSION, step_hash_probe(con)],
+        )
+        return
     for table, column, kind in ADDED_COLUMNS:  # archives made before the column existed
         con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
     con.execute("INSERT OR IGNORE INTO archive_info VALUES ('schema_version', ?)", [SCHEMA_VERSION])

@@ -131,3 +131,26 @@ def test_not_an_archive_still_fails_clearly(tmp_path: Path, read_only: bool) -> 
     with pytest.raises(InputError, match="not a reportgen archive"):
         connect(db, read_only=read_only)
     assert db.read_bytes() == before
+
+
+def test_a_new_archive_is_what_an_upgraded_empty_one_is(tmp_path: Path) -> None:
+    """connect() writes a new file's schema in one go (no probes of what is there); the
+    result is what the path for existing archives makes of an empty DuckDB file."""
+    duckdb.connect(str(tmp_path / "empty.duckdb")).close()
+    made = {name: connect(tmp_path / name) for name in ("new.duckdb", "empty.duckdb")}
+    made["memory"] = connect(None)
+
+    def layout(con: duckdb.DuckDBPyConnection) -> tuple[object, ...]:
+        info = con.execute("SELECT * FROM archive_info ORDER BY key").fetchall()
+        columns = con.execute(
+            "SELECT table_name, column_name, data_type, is_nullable, column_default"
+            " FROM information_schema.columns WHERE table_schema = 'main'"
+            " ORDER BY table_name, ordinal_position"
+        ).fetchall()
+        return info, columns
+
+    new, empty, memory = (layout(con) for con in made.values())
+    assert new == empty == memory
+    assert [key for key, _ in new[0]] == ["schema_version", "step_hashes"]
+    for con in made.values():
+        con.close()
