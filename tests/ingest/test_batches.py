@@ -18,8 +18,7 @@ from reportgen.cli import make_app
 from reportgen.ingest import ingest
 from reportgen.ingest.loader import BATCH_GAP
 from tests.conftest import make_run
-
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+from tests.formats.helpers import DATA, needs_data
 
 
 def write_runs(path: Path, runs: list[dict]) -> Path:
@@ -83,10 +82,11 @@ def test_thirty_nights_in_one_call_stay_thirty_batches(tmp_path: Path) -> None:
     assert got[0] == ("2026-10-01", 16, 2) and got[-1] == ("2026-10-30", 16, 2)
 
 
+@needs_data
 def test_the_real_mini_swe_agent_job_is_one_batch(tmp_path: Path) -> None:
     """The shared mini-swe-agent folder: 20 tasks run 23:35 to 00:25 UTC."""
     db = tmp_path / "a.duckdb"
-    ingest([SHARED / "mini-swe-agent"], db)
+    ingest([DATA / "mini-swe-agent"], db)
     assert batches(db, "SELECT batch, count(*) FROM runs GROUP BY 1") == [("2025-11-18", 20)]
 
 
