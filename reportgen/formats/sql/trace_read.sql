@@ -2,9 +2,10 @@
 -- can be checked exactly (a cast would turn "12" into 12 and 1.5 into 2).
 -- Grain: one row per run, in file order (a document that is an array gives a run per item).
 -- Needs: the Arrow table stage_trace_records (source_file, many, typed, content: one JSON
---   record per row; head: a typed document with its steps list emptied, else NULL; from reportgen.formats.records.record_batches, registered by
---   NativeTrace.stage, which stores these rows in temp table stage_trace_raw; its rowid is
---   the run's rid). typed: the byte scan found the record's steps typed.
+--   record per row; head: a typed document with its steps list emptied, else NULL; from
+--   reportgen.formats.records.record_batches, registered by NativeTrace.stage, which stores
+--   these rows in temp table stage_trace_raw; its rowid is the run's rid). typed: the byte
+--   scan found the record's steps typed; its run fields are read from head when there is one.
 -- Each branch reads stage_trace_records itself: a CTE read by both would be materialised,
 -- a copy of every record's text (about half this statement's time on 1,000 typed files).
 -- Steps stay a list of JSON values, each step's fields checked one by one by trace_steps.sql.
