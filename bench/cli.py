@@ -10,7 +10,8 @@ Timed, each in its own process (wall time; CPU time and peak RSS from wait4), st
 * ``reportgen ingest DIR`` of each folder into one archive, beside a bare DuckDB
   ``read_json`` of the same file list into a table of a DuckDB file, the two taking turns
   (ratio bare / ingest, of wall and of CPU time);
-* ``reportgen compare DIR_B DIR_C --json`` (files, no archive);
+* ``reportgen compare DIR_B DIR_C --json`` (files, no archive), beside its floor: a process
+  that only reads and parses the same files and writes the JSON compare wrote (orjson);
 * ``reportgen gate --json`` and ``reportgen build`` on that archive;
 * ``python -c pass`` and a bare typer app (start-up anchors) beside ``reportgen --version``;
 * with ``--db-pairs N``: ``reportgen compare --db ARCHIVE --json`` of N pairs of ~200 steps
@@ -54,6 +55,20 @@ app = typer.Typer(add_completion=False)
 def hello(version: bool = typer.Option(False, "--version")) -> None:
     typer.echo("bare 0.0")
 app()
+"""
+# The least any compare of the folders must do, with no metric computed: read and parse every
+# file (orjson, the collector off) and write the JSON compare wrote (parsed first, untimed).
+FLOOR = """
+import gc, pathlib, sys, time, orjson
+gc.disable()
+t0 = time.perf_counter()
+runs = [orjson.loads(p.read_bytes()) for d in sys.argv[2:] for p in sorted(pathlib.Path(d).glob("*.json"))]
+t1 = time.perf_counter()
+out = orjson.loads(pathlib.Path(sys.argv[1]).read_bytes())
+t2 = time.perf_counter()
+with open("/dev/null", "wb") as sink:
+    sink.write(orjson.dumps(out))
+print(t1 - t0 + time.perf_counter() - t2)
 """
 _DEFAULT_REF = Path("/work/main/.ci/.ref-diff/bin/python")
 # Reads the pairs' files with AgentDiff's own loader, compares them and writes each report as
@@ -245,6 +260,20 @@ def main() -> None:
         row("reportgen ingest (both dirs)", *ingest, ratios)
         compare = best([rg, "compare", str(base), str(cand), "--json"], args.repeat)
         row("reportgen compare DIR_B DIR_C --json", *compare)
+        written = tmp / "compare.json"
+        with written.open("wb") as sink:
+            subprocess.run(
+                [rg, "compare", str(base), str(cand), "--json"], stdout=sink, check=False
+            )
+        floor = measure([sys.executable, "-c", FLOOR, str(written), str(base), str(cand)], "")
+        row(
+            "floor: read+parse files, write its JSON",
+            floor[0],
+            floor[1],
+            floor[3],
+            f"{float(floor[2]):.2f} s of it in the reads, parses and write"
+            f" ({written.stat().st_size / 1e6:.0f} MB of JSON)",
+        )
         gate = best([rg, "gate", "--db", str(db), "--json"], args.repeat)
         row("reportgen gate --json", *gate)
         site = tmp / "site"
@@ -294,7 +323,7 @@ def main() -> None:
                 rss,
                 cpu,
                 f"{per_pair:.3f} s/pair -> ~{whole:.0f} s for {args.files:,} pairs"
-                f" (reportgen compare {whole / compare[0]:.0f}x faster)",
+                f" (reportgen compare {whole / compare[0]:.0f}x faster; 100x: {whole / 100:.1f} s)",
             )
             cli = Path(python).parent / "agentdiff"
             for b, c in pairs[: args.agentdiff_cli_sample]:
