@@ -270,8 +270,10 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
     document = not lines and not path.name.endswith(".eval")
     compressed = path.name.endswith(".gz")
     digest = hashlib.sha256()
+    size_bytes = 0  # of the file as it is on disk (gzip: compressed)
     if compressed:  # the hash is of the file's bytes: a pass of its own
         with _open_raw(path, display) as raw:
+            size_bytes = os.fstat(raw.fileno()).st_size
             try:
                 for block in iter(lambda: raw.read(CHUNK), b""):
                     digest.update(block)
@@ -288,7 +290,8 @@ def measure(path: Path, display: str, max_record_bytes: int) -> SourceFile:
         with open_source(path, display) as stream:
             # a file smaller than CHUNK in one read of its size: a CHUNK buffer per read
             # (mapped and unmapped by malloc) cost more than reading the file
-            size_bytes = os.fstat(stream.fileno()).st_size  # of the file (gzip: compressed)
+            if not compressed:
+                size_bytes = os.fstat(stream.fileno()).st_size
             size = CHUNK if compressed else min(CHUNK, size_bytes + 1)
             for block in iter(lambda: stream.read(size), b""):
                 if not compressed:  # hashed in the same pass as it is checked
