@@ -210,6 +210,12 @@ def test_files_and_loads_are_recorded(tmp_path: Path, write_jsonl) -> None:
     )
     assert f == (str(path), "trace-v1", path.stat().st_size, 2, 6, 64)
     assert rows(db, "SELECT n_files, n_runs, n_steps FROM loads") == [(1, 2, 6)]
+    packed = tmp_path / "more.jsonl.gz"  # a gzip file's size is the size on disk
+    packed.write_bytes(gzip.compress(json.dumps(make_run(run_id="r3")).encode() + b"\n"))
+    ingest([packed], db)
+    assert rows(db, f"SELECT size_bytes FROM files WHERE path = '{packed}'") == [
+        (packed.stat().st_size,)
+    ]
 
 
 def test_odd_unicode_is_kept(tmp_path: Path, write_jsonl) -> None:
