@@ -15,6 +15,7 @@ from reportgen.cli.options import (
     EngineName,
     EngineOption,
     MaxRecordMb,
+    PairBy,
 )
 from reportgen.gating.metrics import MIN_CONVERGENCE
 
@@ -182,6 +183,7 @@ def compare(
         ),
     ] = None,
     max_record_mb: MaxRecordMb = 16,
+    pair_by: PairBy = None,
     gate_flags: GateFlags | None = None,
     config: Config = None,
     as_json: Json = False,
@@ -198,10 +200,12 @@ def compare(
     from reportgen.archive import connect
     from reportgen.cli.output import err
     from reportgen.divergence.compare import compare_labels, compare_paths, latest_batch
+    from reportgen.divergence.pairing import LABEL_KEYS, parse_pair_by
     from reportgen.errors import UsageError
     from reportgen.gating import find_config, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
+    keys = parse_pair_by(pair_by)
     config_path = config or find_config()
     options = _label_options(config_path, fail_on_regression, alpha, min_effect)
     thresholds = resolve_thresholds(gate_flags or {}, config_path)
@@ -237,6 +241,7 @@ def compare(
                     steps_later=as_json,
                     progress=progress.hook,
                     engine=_engine(engine, db),
+                    pair_by=keys or LABEL_KEYS,
                 )
             else:
                 comparison = compare_paths(
@@ -248,6 +253,7 @@ def compare(
                     progress=progress.hook,
                     con=con,
                     max_record_mb=max_record_mb,
+                    pair_by=keys,
                 )
         _statistics(comparison, options)
         if markdown and site_url:
@@ -281,6 +287,7 @@ def gate(
     min_convergence: Annotated[
         float | None, typer.Option(MIN_CONVERGENCE.flag, help=MIN_CONVERGENCE.help)
     ] = None,
+    pair_by: PairBy = None,
     config: Config = None,
     as_json: Json = False,
     markdown: Markdown = False,
@@ -296,9 +303,11 @@ def gate(
     from reportgen.cli.output import err
     from reportgen.convergence.gate import gate_convergence
     from reportgen.divergence.compare import compare_labels, latest_shared_batch
+    from reportgen.divergence.pairing import LABEL_KEYS, parse_pair_by
     from reportgen.gating import find_config, resolve_one, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
+    keys = parse_pair_by(pair_by) or LABEL_KEYS
     config_path = config or find_config()
     options = _label_options(config_path, fail_on_regression, alpha, min_effect)
     convergence = resolve_one(MIN_CONVERGENCE, min_convergence, config_path)
@@ -322,6 +331,7 @@ def gate(
                 steps_later=as_json,
                 progress=progress.hook,
                 engine=_engine(engine, db),
+                pair_by=keys,
             )
         if convergence is not None:
             gate_convergence(

@@ -43,7 +43,19 @@ def ingest(
     ] = "model",
     label: Annotated[
         str | None,
-        typer.Option("--label", help="Session logs: give every run loaded this label."),
+        typer.Option(
+            "--label",
+            help="Give every run and output loaded this label (the thing compared: agent, model,"
+            " prompt or config), whatever the files say.",
+        ),
+    ] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite",
+            help="Give every run and output loaded this suite (the benchmark or domain its tasks"
+            " come from), whatever the files say.",
+        ),
     ] = None,
     tz: Annotated[
         str | None,
@@ -61,7 +73,7 @@ def ingest(
     from reportgen.ingest.options import session_options
     from reportgen.reports.progress import DelayedProgress
 
-    sessions = session_options(label_by, label, tz)
+    sessions = session_options(label_by, None, tz)
     with DelayedProgress(None if quiet or as_json else err()) as progress:
         report = run_ingest(
             paths,
@@ -73,6 +85,8 @@ def ingest(
             progress=progress.hook,
             batch=batch,
             sessions=sessions,
+            label=label,
+            suite=suite,
         )
     if as_json:
         print_json(report.to_dict())

@@ -32,6 +32,18 @@ BaselineLabel = Annotated[
 CandidateLabel = Annotated[
     str, typer.Option("--candidate-label", help="Label of the candidate runs.")
 ]
+PairBy = Annotated[
+    str | None,
+    typer.Option(
+        "--pair-by",
+        metavar="KEYS",
+        help="What pairs a baseline run with a candidate run: task plus any of suite, trial, "
+        "comma-separated (e.g. task,trial). Default: two paths pair by task (and trial where "
+        "both sides hold repeated trials), whatever their suites and labels; two labels of an "
+        "archive by suite,task,trial.",
+        show_default=False,
+    ),
+]
 
 
 class EngineName(StrEnum):

@@ -19,7 +19,15 @@ from reportgen._sql import load_sql
 from reportgen.archive import connect
 from reportgen.archive.connection import first_row
 from reportgen.divergence.metrics import Pair, pair_metrics, pair_metrics_rows
-from reportgen.divergence.pairing import Pairing, Unpaired, pair_labels, pair_runs
+from reportgen.divergence.pairing import (
+    LABEL_KEYS,
+    Pairing,
+    Unpaired,
+    nothing_paired,
+    pair_labels,
+    pair_runs,
+    runs_of_label,
+)
 from reportgen.divergence.records import DiffRows, PairRecord, RunOutcome
 from reportgen.divergence.reference import argument_diff
 from reportgen.divergence.step_json import StepDiffWriter
@@ -44,6 +52,7 @@ class Comparison:
 
     pairs: list[PairRecord]
     unpaired: list[Unpaired] = field(default_factory=list)
+    paired_by: tuple[str, ...] = LABEL_KEYS  # the keys that paired the runs (PAIR_KEYS)
     thresholds: list[Threshold] = field(default_factory=list)
     convergence: dict[str, Any] | None = None  # the --min-convergence gate, when applied
     task_keys: dict[str, str] = field(default_factory=dict)
@@ -133,6 +142,7 @@ class Comparison:
         failed = [p["pair_id"] for p in self.pairs if not p["passed"]]
         return {
             "pairs": len(self.pairs),
+            "paired_by": list(self.paired_by),
             "passed": self.passed,
             "failed_pairs": failed,
             "unpaired": len(self.unpaired),
@@ -169,6 +179,7 @@ class Engine(Protocol):
         suite: str | None,
         baseline_batch: str | None,
         candidate_batch: str | None,
+        keys: Sequence[str],
     ) -> Pairing: ...
 
     def pair_metrics(
@@ -236,6 +247,7 @@ def compare_pairing(
     return Comparison(
         results,
         pairing.unpaired,
+        pairing.keys,
         list(thresholds),
         task_keys=keys,
         repeat_tdi=floor,
@@ -352,10 +364,12 @@ def compare_labels(
     steps_later: bool = False,
     progress: ProgressHook | None = None,
     engine: Engine | None = None,
+    pair_by: Sequence[str] = LABEL_KEYS,
 ) -> Comparison:
     """Compare two labels of an archive, task by task (and night by night unless pinned);
-    ``task`` keeps one task only. ``with_steps``, ``steps_later``, ``progress``, ``engine``:
-    as for compare_pairing."""
+    ``task`` keeps one task only; ``pair_by``: the keys that pair runs (PAIR_KEYS). A
+    comparison that pairs nothing raises NothingPaired (why, in one line). ``with_steps``,
+    ``steps_later``, ``progress``, ``engine``: as for compare_pairing."""
     pairing = (pair_labels if engine is None else engine.pair_labels)(
         con,
         baseline_label,
@@ -363,6 +377,7 @@ def compare_labels(
         suite=suite,
         baseline_batch=baseline_batch,
         candidate_batch=candidate_batch,
+        keys=tuple(pair_by),
     )
     if task is not None:
         pairing.pairs = [p for p in pairing.pairs if p.task_id == task]
@@ -371,6 +386,12 @@ def compare_labels(
         what = f"task {task!r} of " if task else ""
         raise InputError(
             "archive", f"no runs of {what}labels {baseline_label!r} or {candidate_label!r}"
+        )
+    if not pairing.pairs:
+        base = runs_of_label(con, baseline_label, suite=suite, batch=baseline_batch)
+        cand = runs_of_label(con, candidate_label, suite=suite, batch=candidate_batch)
+        raise nothing_paired(
+            con, f"labels {baseline_label} .. {candidate_label}", base, cand, pairing.keys
         )
     return compare_pairing(
         con,
@@ -394,19 +415,23 @@ def compare_paths(
     progress: ProgressHook | None = None,
     con: duckdb.DuckDBPyConnection | None = None,
     max_record_mb: float = 16,
+    pair_by: Sequence[str] | None = None,
 ) -> Comparison:
     """Compare trace files or folders without an archive: both sides are ingested into an
     in-memory one (``con``, an empty ``connect(None)``, when given: left open, as
     ``steps_later`` needs), then paired (two single runs pair with each other; otherwise by
-    task). ``with_steps``, ``steps_later``, ``progress``: as for compare_pairing;
-    ``max_record_mb``: as for ingest."""
+    task, and trial where both sides hold repeated trials, whatever suite or label each side's
+    files carry; ``pair_by`` chooses the keys, PAIR_KEYS). A comparison that pairs nothing
+    raises NothingPaired (why, in one line). ``with_steps``, ``steps_later``, ``progress``: as
+    for compare_pairing; ``max_record_mb``: as for ingest."""
+    baseline, candidate = list(baseline), list(candidate)
     own = con is None
     if steps_later and own:
         raise ValueError("steps_later needs a connection (con) that stays open")
     con = connect(None) if con is None else con
     try:
         sides = []
-        for prefix, paths in (("baseline:", list(baseline)), ("candidate:", list(candidate))):
+        for prefix, paths in (("baseline:", baseline), ("candidate:", candidate)):
             report = ingest(
                 paths,
                 con,
@@ -423,7 +448,10 @@ def compare_paths(
             if not rows:
                 raise InputError(", ".join(map(str, paths)), "holds no runs to compare")
             sides.append([r[0] for r in rows])
-        pairing = pair_runs(con, sides[0], sides[1], same_batch=False)
+        pairing = pair_runs(con, sides[0], sides[1], same_batch=False, keys=pair_by)
+        if not pairing.pairs:
+            where = f"{_shown(baseline)} .. {_shown(candidate)}"
+            raise nothing_paired(con, where, sides[0], sides[1], pairing.keys)
         return compare_pairing(
             con,
             pairing,
@@ -435,6 +463,10 @@ def compare_paths(
     finally:
         if own:
             con.close()
+
+
+def _shown(paths: Iterable[str | Path]) -> str:
+    return ", ".join(map(str, paths))
 
 
 _STEP_FIELDS = (

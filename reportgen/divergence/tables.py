@@ -17,6 +17,8 @@ from reportgen.gating import pair_metrics
 #: 65,536 characters and a job summary at 1 MiB). Failed pairs come first; --json has all.
 TERMINAL_ROWS = 50
 MARKDOWN_ROWS = 200
+#: Unpaired runs listed in the Markdown (the same limit); --json lists them all, with why.
+UNPAIRED_ROWS = 20
 
 
 def columns() -> tuple[str, ...]:
@@ -64,11 +66,20 @@ def thresholds_line(comparison: Comparison) -> str:
     )
 
 
+def paired_by(comparison: Comparison) -> str:
+    """Which keys paired the runs, in words: "paired by task, trial"."""
+    keys = comparison.paired_by
+    return f"paired by {', '.join(keys)}" if keys else "two single runs, paired as given"
+
+
 def verdict_line(comparison: Comparison) -> str:
     s = comparison.summary()
     failed = len(s["failed_pairs"])
     head = "PASSED" if comparison.passed else "FAILED"
-    line = f"{head}: {s['pairs']} pair(s) compared, {failed} failed a gate, {s['unpaired']} run(s) unpaired."
+    line = (
+        f"{head}: {s['pairs']} pair(s) compared ({paired_by(comparison)}), {failed} failed a"
+        f" gate, {s['unpaired']} run(s) unpaired."
+    )
     label_level = [
         f"{v['gate']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
         for v in comparison.label_violations
@@ -123,7 +134,8 @@ def print_terminal(console: Console, comparison: Comparison, lead: Sequence[str]
         console.print(
             Text(
                 f"unpaired {unpaired.side} run {term_text(unpaired.run_id)} (task "
-                f"{term_text(unpaired.task_id)}, batch {term_text(unpaired.batch)})"
+                f"{term_text(unpaired.task_id)}, batch {term_text(unpaired.batch)}):"
+                f" {term_text(unpaired.reason)}"
             ),
             soft_wrap=True,
         )
@@ -166,9 +178,12 @@ def markdown(comparison: Comparison, lead: Sequence[str] = ()) -> str:
     if comparison.unpaired:
         lines += ["", "Unpaired runs:", ""]
         lines += [
-            f"- {u.side} {md_code(u.run_id)} (task {md_code(u.task_id)})"
-            for u in comparison.unpaired
+            f"- {u.side} {md_code(u.run_id)} (task {md_code(u.task_id)}): {md_text(u.reason)}"
+            for u in comparison.unpaired[:UNPAIRED_ROWS]
         ]
+        if len(comparison.unpaired) > UNPAIRED_ROWS:
+            rest = len(comparison.unpaired) - UNPAIRED_ROWS
+            lines.append(f"- and {rest} more (--json lists every unpaired run)")
     failing = convergence_lines(comparison)
     if failing:
         lines += ["", "Groups that did not converge:", ""] + [f"- {md_text(x)}" for x in failing]

@@ -31,7 +31,9 @@ from reportgen.formats.registry import detect_format, get_format
 from reportgen.formats.source import SourceFile, discover, measure_all
 from reportgen.ingest.conflicts import check_conflicts
 from reportgen.ingest.options import (
+    Overrides,
     SessionOptions,
+    apply_overrides,
     apply_session_defaults,
     check_max_record_mb,
 )
@@ -92,6 +94,8 @@ def ingest(
     new_archive: bool = False,
     batch: str | None = None,
     sessions: SessionOptions | None = None,
+    label: str | None = None,
+    suite: str | None = None,
 ) -> IngestReport:
     """Load ``paths`` (files or folders) into the archive at ``db`` (a path, or an open
     connection, e.g. an in-memory archive for a one-off ``compare``).
@@ -104,7 +108,9 @@ def ingest(
     ``new_archive`` refuses an existing ``db`` (the demo uses it). ``batch`` sets the batch of
     every run and output loaded, whatever the files say; without it, runs that carry no batch
     get the batch of their job (``BATCH_GAP``, docs/formats.md). ``sessions``: the label and
-    batch-day defaults of session-log runs (:func:`reportgen.ingest.options.session_options`)."""
+    batch-day defaults of session-log runs (:func:`reportgen.ingest.options.session_options`).
+    ``label`` and ``suite`` set those of every run and output loaded, whatever the files say
+    (a usage error for iteration records, which have neither)."""
     if batch is not None and not batch.strip():
         raise UsageError("--batch must be a non-empty string")
     options = StageOptions(max_record_bytes=int(check_max_record_mb(max_record_mb) * (1 << 20)))
@@ -119,6 +125,7 @@ def ingest(
         hook=progress or (lambda phase, done, total: None),
         batch=batch,
         sessions=sessions or SessionOptions(),
+        overrides=Overrides(label, suite),
     )
     if isinstance(db, duckdb.DuckDBPyConnection):
         return load(lambda: db, ":memory:", own=False)
@@ -212,6 +219,7 @@ def _ingest(
     hook: ProgressHook,
     batch: str | None,
     sessions: SessionOptions,
+    overrides: Overrides,
 ) -> IngestReport:
     """One load into the archive ``open_archive`` opens (closed after when ``own``)."""
     started = time.perf_counter()
@@ -252,7 +260,7 @@ def _ingest(
             try:
                 _load(
                     con, fresh, formats, options, replace, run_id_prefix, report, hook, notes,
-                    batch, sessions,
+                    batch, sessions, overrides,
                 )  # fmt: skip
                 break
             except InputError as error:
@@ -362,6 +370,7 @@ def _load(
     notes: list[Path],
     batch: str | None,
     sessions: SessionOptions,
+    overrides: Overrides,
 ) -> None:
     """Stage every source by format, check, and write everything in one transaction."""
     con.execute("BEGIN TRANSACTION")
@@ -387,6 +396,7 @@ def _load(
             for table in STAGE_TABLES:
                 con.execute(f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix})
         apply_session_defaults(con, sessions, by_name.values())
+        apply_overrides(con, overrides)
         _assign_batches(con, batch)
         _check_token_limits(con, sources, formats)
         replaced = check_conflicts(con, sources, replace, by_name.values())

@@ -101,3 +101,38 @@ def apply_session_defaults(
             "tz": options.tz,
         },
     )
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """``ingest --label/--suite``: what every run and output loaded is given, whatever its file
+    says (None: the format's own; see the identity table in docs/formats.md)."""
+
+    label: str | None = None
+    suite: str | None = None
+
+    def __post_init__(self) -> None:
+        for flag, value in (("--label", self.label), ("--suite", self.suite)):
+            if value is not None and not value.strip():
+                raise UsageError(f"{flag} must be a non-empty string")
+
+
+def apply_overrides(con: duckdb.DuckDBPyConnection, overrides: Overrides) -> None:
+    """Give the staged runs and outputs the label and suite of ``overrides``. Iteration records
+    carry neither, so a load with some refuses them (a usage error naming a file)."""
+    given = {k: v for k, v in (("label", overrides.label), ("suite", overrides.suite)) if v}
+    if not given:
+        return
+    from reportgen.archive.connection import first_row
+
+    found = first_row(con, "SELECT source_file FROM stage_iterations LIMIT 1")
+    if found:
+        flags = " and ".join(f"--{k}" for k in given)
+        raise UsageError(
+            f"{flags}: {found[0]} holds iteration records, which have no label or suite;"
+            " ingest them without these options"
+        )
+    sets = ", ".join(f"{k} = ${k}" for k in given)
+    for table in ("runs", "outputs"):
+        con.execute(f"UPDATE stage_{table} SET {sets}", given)
+

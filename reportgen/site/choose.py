@@ -1,7 +1,8 @@
 """Which comparisons a site shows: those asked for (``--compare BASE..CAND``, repeatable, or
 ``[site] compare`` in the config), else what the archive holds — labels named ``baseline``
 and ``candidate``, else every label that shares tasks and nights with the most common label
-(ties: the one with the oldest run) against it. The index says which rule chose them."""
+that shares any (ties: the one with the oldest run) against it. The index says which rule
+chose them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from reportgen.divergence.pairing import pair_labels
+from reportgen._sql import load_sql
 from reportgen.errors import UsageError
 
 #: Most comparisons picked without ``--compare`` (Braintrust compares up to 8 at once).
@@ -73,25 +74,25 @@ def choose(
         )
     if not labels:
         return Choice([("baseline", "candidate")], "")
-    base = next(iter(labels))
-    shared = []
-    for label in labels:
-        if label != base:
-            found = len(pair_labels(con, base, label).pairs)
-            if found:
-                shared.append((found, label))
-    shared.sort(key=lambda x: (-x[0], x[1]))
-    picked = [(base, label) for _, label in shared[:MAX_AUTO]]
-    rule = (
-        f"No labels named baseline and candidate, so each label that shares tasks and nights "
-        f"with {base} (the label with the most runs, {labels[base]}) is compared with it"
-    )
-    if not picked:
+    overlap: dict[str, list[tuple[int, str]]] = {}
+    for a, b, found in con.execute(load_sql("label_overlap")).fetchall():
+        overlap.setdefault(str(a), []).append((int(found), str(b)))
+    base = next((label for label in labels if label in overlap), None)
+    if base is None:
         return Choice(
             [("baseline", "candidate")],
-            f"No comparison: no labels named baseline and candidate, and no label shares a "
-            f"task and night with {base} (the label with the most runs). " + HOW_TO,
+            "No comparison: no labels named baseline and candidate, and no two labels share a "
+            "task of one suite in one night. " + HOW_TO,
         )
+    shared = sorted(overlap[base], key=lambda x: (-x[0], x[1]))
+    picked = [(base, label) for _, label in shared[:MAX_AUTO]]
+    most = "the label with the most runs" if base == next(iter(labels)) else (
+        "the label with the most runs of those that share any"
+    )
+    rule = (
+        f"No labels named baseline and candidate, so each label that shares tasks and nights "
+        f"with {base} ({most}, {labels[base]}) is compared with it"
+    )
     left = len(shared) - len(picked)
     more = f" ({left} more share tasks with it: not shown)" if left > 0 else ""
     return Choice(picked, f"{rule}: {', '.join(f'{b}..{c}' for b, c in picked)}{more}. " + HOW_TO)

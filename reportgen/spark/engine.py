@@ -52,6 +52,7 @@ class SparkEngine:
         suite: str | None,
         baseline_batch: str | None,
         candidate_batch: str | None,
+        keys: Sequence[str],
     ) -> Pairing:
         runs, _ = self._tables()
         return pair_labels_spark(
@@ -61,6 +62,7 @@ class SparkEngine:
             suite=suite,
             baseline_batch=baseline_batch,
             candidate_batch=candidate_batch,
+            keys=keys,
         )
 
     def pair_metrics(

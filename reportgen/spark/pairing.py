@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from reportgen.divergence.pairing import Pairing, pairing_from_rows
+from collections.abc import Sequence
 
-_KEY = ("suite", "task_id", "trial")
+from reportgen.divergence.pairing import LABEL_KEYS, Pairing, pairing_from_rows
+
+_COLUMNS = {"suite": "suite", "task": "task_id", "trial": "trial"}
 
 
 def pair_labels_spark(
@@ -19,14 +21,16 @@ def pair_labels_spark(
     suite: str | None = None,
     baseline_batch: str | None = None,
     candidate_batch: str | None = None,
+    keys: Sequence[str] = LABEL_KEYS,
 ) -> Pairing:
-    """The pairs and unpaired runs of two labels of the ``runs`` DataFrame. Several runs of one
-    side for one key pair up in run_id order (byte order, as in DuckDB)."""
+    """The pairs and unpaired runs of two labels of the ``runs`` DataFrame, paired by ``keys``
+    (reportgen.divergence.pairing.PAIR_KEYS). Several runs of one side for one key pair up in
+    run_id order (byte order, as in DuckDB)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     same_batch = baseline_batch is None and candidate_batch is None
-    key = [*_KEY, "batch"] if same_batch else list(_KEY)
+    key = [_COLUMNS[k] for k in keys] + (["batch"] if same_batch else [])
 
     def side(label: str, batch: str | None, prefix: str) -> Any:
         rows = runs.filter(F.col("label") == label)
@@ -51,7 +55,7 @@ def pair_labels_spark(
     )
     rows = [tuple(r) for r in joined.collect()]
     rows.sort(key=_order)
-    return pairing_from_rows(rows)
+    return pairing_from_rows(rows, tuple(keys), same_batch)
 
 
 def _order(row: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -41,7 +41,7 @@ def test_tau2_grok3_mini_airline(tmp_path: Path) -> None:
     ]
     assert {(r[0], r[2]) for r in rows if r[0] != "8"} == {("11", 3), ("24", 3), ("32", 7)}
     labels = con.execute("SELECT DISTINCT label, suite FROM runs").fetchall()
-    assert labels == [("airline", "tau2-bench/xai/grok-3-mini")]
+    assert labels == [("xai/grok-3-mini", "tau2-bench/airline")]
     # Only task 8 trial 1 earned reward 1.
     assert con.execute("SELECT task_id, trial FROM runs WHERE success").fetchall() == [("8", 1)]
 
@@ -58,20 +58,16 @@ def test_tau2_grok4_tighter_policy_tool_errors(tmp_path: Path) -> None:
 
 
 @needs_data
-def test_tau2_policy_variants_pair_by_task_and_trial(tmp_path: Path) -> None:
+def test_tau2_models_pair_by_task_and_trial_within_a_domain(tmp_path: Path) -> None:
     con = load(tmp_path, TAU2)
     pairs = con.execute(
         """SELECT b.suite, count(*) FROM runs b JOIN runs c
            ON b.suite = c.suite AND b.task_id = c.task_id AND b.trial = c.trial
               AND b.batch = c.batch
-           WHERE b.label = 'airline' AND c.label = 'airline_tighter_policy'
+           WHERE b.label = 'xai/grok-3' AND c.label = 'xai/grok-4'
            GROUP BY ALL ORDER BY ALL"""
     ).fetchall()
-    assert pairs == [
-        ("tau2-bench/xai/grok-3", 16),
-        ("tau2-bench/xai/grok-3-mini", 16),
-        ("tau2-bench/xai/grok-4", 16),
-    ]
+    assert pairs == [("tau2-bench/airline", 16), ("tau2-bench/airline_tighter_policy", 16)]
 
 
 @needs_data
@@ -86,7 +82,7 @@ def test_tau_bench_gpt4o_airline(tmp_path: Path) -> None:
     assert errors == (73,)
     assert con.execute("SELECT count(*) FROM runs WHERE success").fetchone() == (84,)
     assert con.execute("SELECT DISTINCT label, suite FROM runs").fetchall() == [
-        ("airline", "tau-bench/gpt-4o")
+        ("gpt-4o", "tau-bench/airline")
     ]
 
 

@@ -27,8 +27,9 @@ def _pair_pages(site: Path, labels: str) -> list[Path]:
 def test_tau2_task_24_page(tmp_path: Path) -> None:
     if not TAU2.is_dir():
         pytest.skip(f"{TAU2} is missing (the shared real data)")
-    db = tmp_path / "a.duckdb"
-    ingest([TAU2 / name for name in GROK3], db)
+    db = tmp_path / "a.duckdb"  # the two policies as two labels of one suite
+    ingest([TAU2 / GROK3[0]], db, label="airline")
+    ingest([TAU2 / GROK3[1]], db, label="airline_tighter_policy", suite="tau2-bench/airline")
     site = tmp_path / "site"
     build_site(
         db,

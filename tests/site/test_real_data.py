@@ -1,6 +1,7 @@
-"""Real data end to end: the tau2-bench airline results under the standard and the tighter
-policy become a baseline/candidate comparison, paired by task and trial, and the site's pages
-for it render in Chromium."""
+"""Real data end to end: the tau2-bench airline results of grok-3 and grok-4 (the agent model is
+a tau2 run's label; its domain, standard or tighter policy, its suite) become a
+baseline/candidate comparison, paired by suite, task and trial, and the site's pages for it
+render in Chromium."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from reportgen.archive import connect
 from reportgen.divergence.compare import compare_labels
 from reportgen.ingest import ingest
 from reportgen.site import build_site
+from reportgen.site.paths import compare_dir
 from tests.site.browser_pages import chromium_page
 from tests.site.html import parse_file
 
 TAU2 = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tau2-bench"
+BASE, CAND = "xai/grok-3", "xai/grok-4"
 
 
 @pytest.fixture(scope="module")
@@ -30,34 +33,35 @@ def tau2_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         db,
         site,
         build_time="2026-11-29T00:00:00Z",
-        baseline_label="airline",
-        candidate_label="airline_tighter_policy",
+        baseline_label=BASE,
+        candidate_label=CAND,
     )
     return db, site
 
 
-def test_policies_pair_by_task_and_trial(tau2_site: tuple[Path, Path]) -> None:
+def test_models_pair_by_suite_task_and_trial(tau2_site: tuple[Path, Path]) -> None:
     con = connect(tau2_site[0], read_only=True)
     try:
-        comparison = compare_labels(con, "airline", "airline_tighter_policy")
+        comparison = compare_labels(con, BASE, CAND)
     finally:
         con.close()
-    assert len(comparison.pairs) == 48 and not comparison.unpaired  # 3 models x 4 tasks x 4 trials
+    assert len(comparison.pairs) == 32 and not comparison.unpaired  # 2 domains x 4 tasks x 4 trials
     tasks = {p["task_id"] for p in comparison.pairs}
     assert tasks == {"8", "11", "24", "32"}
-    assert all(p["pair_id"].startswith("tau2-bench/") for p in comparison.pairs)
+    suites = {p["pair_id"].rsplit("/", 2)[0] for p in comparison.pairs}
+    assert suites == {"tau2-bench/airline", "tau2-bench/airline_tighter_policy"}
 
 
 @pytest.mark.browser
 def test_comparison_pages_render(tau2_site: tuple[Path, Path]) -> None:
     site = tau2_site[1]
-    compare_dir = site / "compare" / "airline..airline_tighter_policy"
-    pair_pages = sorted(p for p in compare_dir.rglob("*.html") if p.name != "index.html")
-    assert len(pair_pages) == 48
+    folder = site / compare_dir(BASE, CAND)
+    pair_pages = sorted(p for p in folder.rglob("*.html") if p.name != "index.html")
+    assert len(pair_pages) == 32
     with chromium_page() as checked:
         for page in [
             site / "index.html",
-            compare_dir / "index.html",
+            folder / "index.html",
             pair_pages[0],
             pair_pages[-1],
         ]:
@@ -132,7 +136,7 @@ def test_repeats_without_a_stagnant_loop_raise_no_loop_alarm(
     run_pages = [p for p in pages if p.relative_to(site).parts[0] == "runs"]
     assert any(parse_file(p).select(class_="repeat-mark") for p in run_pages)  # quietly marked
     if which == "tau2":
-        compare = site / "compare" / "airline..airline_tighter_policy" / "index.html"
+        compare = site / compare_dir(BASE, CAND) / "index.html"
         section = parse_file(compare).one("section", id="pairs")
         head = [th.text for th in section.select("th")]
         rows = section.select("tbody")[0].select("tr")
@@ -200,7 +204,10 @@ def test_all_data_site_picks_a_comparison_and_says_why(all_data_site: tuple[Path
     said = index.one("p", class_="chosen-by").text
     assert "No labels named baseline and candidate" in said and "--compare" in said
     links = [a.attrs["href"] for a in index.one("section", id="comparisons").select("a")]
-    assert "compare/airline..airline_tighter_policy/index.html" in links
+    # gpt-4o (tau-bench) has the most runs but shares no task with another label; the two
+    # SWE-PolyBench systems (69 runs each) share all of theirs
+    assert "of those that share any" in said
+    assert f"{compare_dir('Kodah', 'iSWE-Agent')}/index.html" in links
 
 
 def test_all_data_site_links_resolve(all_data_site: tuple[Path, Path]) -> None:

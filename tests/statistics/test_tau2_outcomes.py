@@ -1,5 +1,5 @@
-"""Outcomes on real data: the tau2-bench airline results (standard policy as the baseline, the
-tighter policy as the candidate). Per-run outcomes, per-task pass rates, the suite's rates and
+"""Outcomes on real data: the tau2-bench airline results (grok-3 as the baseline, grok-4 as the
+candidate, on the standard and the tighter policy's domain). Per-run outcomes, per-task pass rates, the suite's rates and
 the comparison's task classes must match counts taken here straight from the raw JSON files,
 with nothing of reportgen's but the comparison under test."""
 
@@ -19,7 +19,7 @@ from reportgen.statistics import attach_statistics
 from reportgen.statistics.summary import Grouping, task_sides
 
 TAU2 = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tau2-bench"
-BASE, CAND = "airline", "airline_tighter_policy"
+BASE, CAND = "xai/grok-3", "xai/grok-4"
 Key = tuple[str, str]  # (suite, task)
 
 
@@ -29,8 +29,8 @@ def _raw() -> dict[str, dict[Key, dict[int, float]]]:
     out: dict[str, dict[Key, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     for path in sorted(TAU2.glob("*.json")):
         document = json.loads(path.read_text(encoding="utf-8"))
-        label = document["info"]["environment_info"]["domain_name"]
-        suite = "tau2-bench/" + document["info"]["agent_info"]["llm"]
+        label = document["info"]["agent_info"]["llm"]
+        suite = "tau2-bench/" + document["info"]["environment_info"]["domain_name"]
         for sim in document["simulations"]:
             out[label][(suite, str(sim["task_id"]))][int(sim["trial"])] = float(
                 sim["reward_info"]["reward"]
@@ -66,7 +66,7 @@ def test_each_pair_carries_its_runs_raw_outcome(compared: Comparison) -> None:
         assert pair["baseline_success"] == (pair["baseline_reward"] == 1.0)
         assert pair["candidate_success"] == (pair["candidate_reward"] == 1.0)
         seen += 1
-    assert seen == sum(len(t) for t in raw[BASE].values()) == 48
+    assert seen == sum(len(t) for t in raw[BASE].values()) == 32
 
 
 def test_per_task_pass_rates_match_the_raw_counts(compared: Comparison) -> None:
@@ -85,7 +85,7 @@ def test_per_task_pass_rates_match_the_raw_counts(compared: Comparison) -> None:
         rate_c = sum(r == 1.0 for r in cand.values()) / len(cand)
         expected[f"{key[0]}/{key[1]}"] = (rate_b, rate_c)
     assert got == expected  # quarters: exact in binary
-    assert len(expected) == 12  # 3 models x 4 tasks
+    assert len(expected) == 8  # 2 domains x 4 tasks
 
     stats = compared.statistics
     assert stats is not None
@@ -95,9 +95,9 @@ def test_per_task_pass_rates_match_the_raw_counts(compared: Comparison) -> None:
     assert rate["candidate"] == pytest.approx(sum(c for _, c in expected.values()) / n)
     passes_b = sum(r == 1.0 for t in raw[BASE].values() for r in t.values())
     passes_c = sum(r == 1.0 for t in raw[CAND].values() for r in t.values())
-    assert rate["baseline_trial_rate"] == pytest.approx(passes_b / 48)
-    assert rate["candidate_trial_rate"] == pytest.approx(passes_c / 48)
-    assert (rate["n_tasks"], rate["n_trials_baseline"], rate["n_trials_candidate"]) == (12, 48, 48)
+    assert rate["baseline_trial_rate"] == pytest.approx(passes_b / 32)
+    assert rate["candidate_trial_rate"] == pytest.approx(passes_c / 32)
+    assert (rate["n_tasks"], rate["n_trials_baseline"], rate["n_trials_candidate"]) == (8, 32, 32)
     reward = next(m for m in stats["metrics"] if m["metric"] == "reward")
     mean_b = sum(sum(t.values()) / len(t) for t in raw[BASE].values()) / n
     assert reward["baseline"] == pytest.approx(mean_b)

@@ -1,14 +1,18 @@
--- pairs_by_side: pair the baseline and candidate runs by suite, task and trial, and by batch
--- when $same_batch (each night compared with itself).
+-- pairs_by_side: pair the baseline and candidate runs by task, by suite when $by_suite and by
+-- trial when $by_trial (the keys a comparison pairs by: reportgen.divergence.pairing.PAIR_KEYS),
+-- and by batch when $same_batch (each night compared with itself).
 -- Grain: one row per pair (baseline_run_id, candidate_run_id), or per unpaired run of either
 --   side (its partner's run_id NULL); ordered by suite, task_id, batch, trial, run ids.
 -- Needs: archive table runs; Arrow view pair_sides(run_id, side), side 'baseline' or
---   'candidate' (registered by reportgen.divergence.pairing._pair_by_key); parameter
---   $same_batch.
--- Several runs of one side for one key pair up in run_id order.
+--   'candidate' (registered by reportgen.divergence.pairing._pair_by_key); parameters
+--   $by_suite, $by_trial, $same_batch.
+-- Several runs of one side for one key pair up in run_id order. A key left out is taken from
+-- the baseline run of a pair (its suite, its trial).
 WITH sides AS (
     SELECT r.run_id, r.suite, r.task_id, r.batch, r.trial, s.side,
-           row_number() OVER (PARTITION BY s.side, r.suite, r.task_id, r.trial,
+           row_number() OVER (PARTITION BY s.side, r.task_id,
+                                           CASE WHEN $by_suite THEN r.suite END,
+                                           CASE WHEN $by_trial THEN r.trial END,
                                            CASE WHEN $same_batch THEN r.batch END
                               ORDER BY r.run_id) AS nth
     FROM pair_sides AS s
@@ -25,6 +29,8 @@ SELECT
     c.run_id AS candidate_run_id
 FROM b
 FULL OUTER JOIN c
-  ON b.suite = c.suite AND b.task_id = c.task_id AND b.trial = c.trial AND b.nth = c.nth
+  ON b.task_id = c.task_id AND b.nth = c.nth
+ AND (NOT $by_suite OR b.suite = c.suite)
+ AND (NOT $by_trial OR b.trial = c.trial)
  AND (NOT $same_batch OR b.batch = c.batch)
 ORDER BY suite, task_id, batch, trial, baseline_run_id, candidate_run_id

@@ -1,9 +1,10 @@
 """tau2-bench result files (sierra-research/tau2-bench ``data/simulations/``): one evaluation
 run with ``info`` (agent and user models, domain), ``tasks`` and ``simulations``.
 
-Each simulation is a run: its domain (or policy variant, e.g. ``airline_tighter_policy``) is
-the label, the agent model names the suite (so variants of one model pair up by task and
-trial), ``trial`` is the trial, ``reward_info.reward`` the reward. Steps as in tau-bench, with
+Each simulation is a run: the agent model is the label (the thing compared), the domain (or
+policy variant, e.g. ``airline_tighter_policy``) names the suite (``tau2-bench/airline``), so
+two models on one domain pair up by task and trial; ``trial`` is the trial,
+``reward_info.reward`` the reward. Steps as in tau-bench, with
 per-message usage, cost and timestamps; a tool message's ``error`` flag (or ``Error:`` text)
 makes its call an error. A file with zero simulations (an aborted run) loads zero runs and
 prints a notice."""
@@ -46,7 +47,7 @@ class Tau2Bench:
     name = "tau2-bench"
     description = "tau2-bench results (info, tasks, simulations)"
     maps = (
-        "a simulation -> a run (label: domain/policy variant, suite: agent model, trial: trial); "
+        "a simulation -> a run (label: agent model, suite: tau2-bench/<domain>, trial: trial); "
         "tool call -> tool step (error flag or 'Error:' -> error), text reply -> llm step"
     )
 
@@ -152,8 +153,8 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         rows.end(
             source,
             task_id=str(sim["task_id"]),
-            label=domain,
-            suite=f"tau2-bench/{model}",
+            label=model,
+            suite=f"tau2-bench/{domain or 'unknown-domain'}",
             trial=count(sim.get("trial")) or 0,
             started_at=(
                 sim.get("start_time") if isinstance(sim.get("start_time"), str) else file_stamp

@@ -6,7 +6,10 @@ is a ``tool`` step (its result, matched by call id, gives the output and the sta
 flag or ``Error:`` text is an error); an assistant message with text and no tool call is an
 ``llm`` step ``reply``, whose input is what it answered: the user (simulated customer) turns,
 tool results and the agent's own text beside tool calls since its previous reply, as text. User and system messages are not agent
-steps of their own. A message's tokens, cost and latency go to its first step."""
+steps of their own. A message's tokens, cost and latency go to its first step.
+
+A result is a run: the model the file is named for (``gpt-4o-airline.json``: ``gpt-4o``) is its
+label, the domain its suite (``tau-bench/airline``), ``trial`` its trial."""
 
 from __future__ import annotations
 
@@ -97,7 +100,8 @@ class TauBench:
     name = "tau-bench"
     description = "tau-bench results (a list of {task_id, trial, reward, info, traj})"
     maps = (
-        "a result -> a run (label: domain, trial: trial); an assistant tool call -> a tool step "
+        "a result -> a run (label: the model the file is named for, suite: tau-bench/<domain>, "
+        "trial: trial); an assistant tool call -> a tool step "
         "('Error:' result -> error), a text reply -> llm step 'reply'; reward -> reward"
     )
 
@@ -178,8 +182,8 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         rows.end(
             source,
             task_id=task_id,
-            label=domain or stem,
-            suite=f"tau-bench/{model}",
+            label=model,
+            suite=f"tau-bench/{domain}" if domain else "tau-bench",
             trial=int(result.get("trial") or 0),
             reward=reward,
             success=None if reward is None else reward >= 1,
