@@ -91,7 +91,11 @@ def pair_runs(
         suite, task, batch, trial = row if row else ("?", "?", "?", 0)
         return Pairing([Pair(pair_id(suite, task, batch, trial), task, base, cand)], keys=())
     if keys is None:
-        keys = ("task", "trial") if _has_trials(con, baseline_run_ids, candidate_run_ids) else ("task",)
+        keys = (
+            ("task", "trial")
+            if _has_trials(con, baseline_run_ids, candidate_run_ids)
+            else ("task",)
+        )
     return _pair_by_key(con, baseline_run_ids, candidate_run_ids, same_batch, tuple(keys))
 
 
@@ -172,8 +176,12 @@ def pairing_from_rows(
                     held[side].setdefault(name, set()).add(key)
     for suite, task_id, batch, trial, b, c in rows:
         if b is None or c is None:
-            side, other, run_id = ("candidate", "baseline", c) if b is None else ("baseline", "candidate", b)
-            reason = _why_unpaired(held[other], suite, task_id, batch, trial, keys, same_batch, other)
+            side, other, run_id = (
+                ("candidate", "baseline", c) if b is None else ("baseline", "candidate", b)
+            )
+            reason = _why_unpaired(
+                held[other], suite, task_id, batch, trial, keys, same_batch, other
+            )
             result.unpaired.append(Unpaired(side, run_id, suite, task_id, batch, trial, reason))
             continue
         base = pair_id(suite, task_id, batch, trial)
@@ -257,13 +265,10 @@ def nothing_paired(
     )
     if shared:
         said += f" (e.g. {', '.join(shared_first)})"
-        hint = "suite" if "suite" in keys else "trial" if "trial" in keys else ""
-        if hint:
-            said += f"; pair by fewer keys, e.g. --pair-by task"
+        if len(keys) > 1:
+            said += "; pair by fewer keys, e.g. --pair-by task"
     else:
-        said += (
-            f" (first baseline ids: {', '.join(b_first)}; first candidate ids: {', '.join(c_first)})"
-        )
+        said += f" (first baseline ids: {', '.join(b_first)}; first candidate ids: {', '.join(c_first)})"
     return NothingPaired(where, said)
 
 

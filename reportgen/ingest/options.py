@@ -135,4 +135,3 @@ def apply_overrides(con: duckdb.DuckDBPyConnection, overrides: Overrides) -> Non
     sets = ", ".join(f"{k} = ${k}" for k in given)
     for table in ("runs", "outputs"):
         con.execute(f"UPDATE stage_{table} SET {sets}", given)
-

@@ -77,21 +77,23 @@ def choose(
     overlap: dict[str, list[tuple[int, str]]] = {}
     for a, b, found in con.execute(load_sql("label_overlap")).fetchall():
         overlap.setdefault(str(a), []).append((int(found), str(b)))
-    base = next((label for label in labels if label in overlap), None)
-    if base is None:
+    anchor = next((label for label in labels if label in overlap), None)
+    if anchor is None:
         return Choice(
             [("baseline", "candidate")],
             "No comparison: no labels named baseline and candidate, and no two labels share a "
             "task of one suite in one night. " + HOW_TO,
         )
-    shared = sorted(overlap[base], key=lambda x: (-x[0], x[1]))
-    picked = [(base, label) for _, label in shared[:MAX_AUTO]]
-    most = "the label with the most runs" if base == next(iter(labels)) else (
-        "the label with the most runs of those that share any"
+    shared = sorted(overlap[anchor], key=lambda x: (-x[0], x[1]))
+    picked = [(anchor, label) for _, label in shared[:MAX_AUTO]]
+    most = (
+        "the label with the most runs"
+        if anchor == next(iter(labels))
+        else ("the label with the most runs of those that share any")
     )
     rule = (
         f"No labels named baseline and candidate, so each label that shares tasks and nights "
-        f"with {base} ({most}, {labels[base]}) is compared with it"
+        f"with {anchor} ({most}, {labels[anchor]}) is compared with it"
     )
     left = len(shared) - len(picked)
     more = f" ({left} more share tasks with it: not shown)" if left > 0 else ""

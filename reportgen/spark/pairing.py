@@ -4,9 +4,8 @@ DuckDB; the rows then get their pair ids on the driver, by the same code."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Sequence
+from typing import Any
 
 from reportgen.divergence.pairing import LABEL_KEYS, Pairing, pairing_from_rows
 

@@ -35,13 +35,17 @@ def _raw_tau2(path: Path) -> tuple[str, set[tuple[str, int]], dict[tuple[str, in
     document = json.loads(path.read_text(encoding="utf-8"))
     sims = document["simulations"]
     combos = {(str(s["task_id"]), int(s["trial"])) for s in sims}
-    rewards = {(str(s["task_id"]), int(s["trial"])): float(s["reward_info"]["reward"]) for s in sims}
+    rewards = {
+        (str(s["task_id"]), int(s["trial"])): float(s["reward_info"]["reward"]) for s in sims
+    }
     return document["info"]["agent_info"]["llm"], combos, rewards
 
 
 def _model_pairs() -> list[tuple[Path, Path]]:
     files = _tau2_files()
-    return [(a, b) for a, b in itertools.permutations(files, 2) if _raw_tau2(a)[0] != _raw_tau2(b)[0]]
+    return [
+        (a, b) for a, b in itertools.permutations(files, 2) if _raw_tau2(a)[0] != _raw_tau2(b)[0]
+    ]
 
 
 @pytest.mark.slow
@@ -156,7 +160,9 @@ def test_unpaired_runs_are_listed_with_why_in_json(tmp_path: Path) -> None:
         _trace(tmp_path / "base", task, task, "one")
     for task in ("a", "z"):
         _trace(tmp_path / "cand", task, task, "two")
-    result = runner.invoke(app, ["compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--json"])
+    result = runner.invoke(
+        app, ["compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--json"]
+    )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert [p["task_id"] for p in out["pairs"]] == ["a"]

@@ -52,7 +52,9 @@ def test_terminal_shows_failures_first_then_the_most_divergent() -> None:
     assert all("FAIL" in r for r in rows[:3]) and not any("FAIL" in r for r in rows[3:])
     assert "0.960" in rows[3]  # then the highest TDI
     assert f"... {10_000 - compare_tables.TERMINAL_ROWS} more pair(s) not shown (all passed" in text
-    assert "FAILED: 10000 pair(s) compared (two single runs, paired as given), 3 failed a gate" in text
+    assert (
+        "FAILED: 10000 pair(s) compared (two single runs, paired as given), 3 failed a gate" in text
+    )
 
 
 def test_markdown_is_capped_and_says_how_many_failures_it_leaves_out() -> None:
