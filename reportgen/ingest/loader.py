@@ -268,16 +268,29 @@ def _ingest(
                     raise
                 bad.append(error)
                 fresh = [s for s in fresh if s.display != error.path]
+        stale = _stale_identity(con)
     except duckdb.Error as exc:
         raise damaged(display, exc) from None
     finally:
         logging.getLogger("reportgen.formats").removeHandler(collector)
         if own:
             _close(con)
-    report.notices[:0] = found_notices
+    report.notices[:0] = found_notices + stale
     report.invalid = sorted(bad, key=lambda e: (e.path, e.line or 0))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _stale_identity(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """A notice per format whose archived runs carry the suite and label an older reportgen
+    gave them (stale_identity.sql): they pair with nothing loaded now until re-ingested."""
+    return [
+        f"{runs} {fmt} run(s) in this archive (e.g. from {example}) were loaded by an older"
+        " reportgen, whose suite and label for this format differ from today's (see the"
+        " identity table in docs/formats.md): they will not pair with runs loaded now;"
+        " re-ingest their files into a new archive"
+        for fmt, runs, example in con.execute(load_sql("stale_identity")).fetchall()
+    ]
 
 
 class _Opening:

@@ -175,7 +175,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         source,
         task_id=instance,
         label=_label(source.path, instance),
-        suite="swe-agent",
+        suite="swe-bench",
         started_at=first_at,
         output=submission if isinstance(submission, str) else None,
         success=resolved if isinstance(resolved, bool) else None,

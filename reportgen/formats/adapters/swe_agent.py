@@ -149,7 +149,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
     rows.end(
         source,
         task_id=task_id,
-        suite="swe-agent",
+        suite="swe-bench",
         output=submission if isinstance(submission, str) else None,
         tokens_in=count(stats.get("tokens_sent")) if spent else None,
         tokens_out=count(stats.get("tokens_received")) if spent else None,
