@@ -74,6 +74,13 @@ class Comparison:
         return list(stats["regressions"]) if stats and stats["fail_on_regression"] else []
 
     @property
+    def gates_set(self) -> bool:
+        """Whether any gate was set: a threshold, --fail-on-regression or a convergence gate
+        (without one a comparison passes whatever it finds: reports then say so)."""
+        on_regression = bool(self.statistics and self.statistics["fail_on_regression"])
+        return bool(self.thresholds) or on_regression or self.convergence is not None
+
+    @property
     def passed(self) -> bool:
         converged = self.convergence is None or not self.convergence["violations"]
         label_level = not self.label_violations and not self.failing_regressions
@@ -143,6 +150,7 @@ class Comparison:
         return {
             "pairs": len(self.pairs),
             "paired_by": list(self.paired_by),
+            "gates_set": self.gates_set,
             "passed": self.passed,
             "failed_pairs": failed,
             "unpaired": len(self.unpaired),

@@ -72,10 +72,40 @@ def paired_by(comparison: Comparison) -> str:
     return f"paired by {', '.join(keys)}" if keys else "two single runs, paired as given"
 
 
+def findings(comparison: Comparison) -> list[str]:
+    """What got worse, gated or not: the label-level regressions and the newly broken tasks
+    (so that no report calls a regression a plain pass)."""
+    stats = comparison.statistics
+    if stats is None:
+        return []
+    found = []
+    if stats["regressions"]:
+        found.append(
+            f"{len(stats['regressions'])} regression(s) ({', '.join(stats['regressions'])})"
+        )
+    broken = stats["tasks"]["newly_broken"]
+    if broken:
+        found.append(f"{broken} task(s) newly broken")
+    return found
+
+
+def heading(comparison: Comparison) -> str:
+    """The Markdown heading's verdict: failed, passed, or no gates set, never a plain pass
+    beside something that got worse."""
+    worse = findings(comparison)
+    if not comparison.passed:
+        return "❌ failed"
+    if not comparison.gates_set:
+        return "⚠️ no gates set; found " + "; ".join(worse) if worse else "no gates set"
+    return "⚠️ passed its gates; found " + "; ".join(worse) if worse else "✅ passed"
+
+
 def verdict_line(comparison: Comparison) -> str:
     s = comparison.summary()
     failed = len(s["failed_pairs"])
-    head = "PASSED" if comparison.passed else "FAILED"
+    head = (
+        "FAILED" if not comparison.passed else "PASSED" if comparison.gates_set else "NO GATES SET"
+    )
     line = (
         f"{head}: {s['pairs']} pair(s) compared ({paired_by(comparison)}), {failed} failed a"
         f" gate, {s['unpaired']} run(s) unpaired."
@@ -90,6 +120,9 @@ def verdict_line(comparison: Comparison) -> str:
         )
     if label_level:
         line += " Label level: " + "; ".join(label_level) + "."
+    worse = findings(comparison)
+    if worse and comparison.passed:
+        line += " Found: " + "; ".join(worse) + "."
     if comparison.convergence is not None:
         c = comparison.convergence
         line += (
@@ -160,7 +193,7 @@ def _md_cell(text: str) -> str:
 def markdown(comparison: Comparison, lead: Sequence[str] = ()) -> str:
     """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY; ``lead``: Markdown
     lines that come first under the heading (the label-level verdicts, already escaped)."""
-    lines = [f"### reportgen: {'✅ passed' if comparison.passed else '❌ failed'}", ""]
+    lines = [f"### reportgen: {heading(comparison)}", ""]
     if lead:
         lines += [*lead, ""]
     lines += [verdict_line(comparison), ""]

@@ -134,7 +134,7 @@ def test_explain_and_tree(detour: tuple[Path, Path]) -> None:
 def test_markdown(detour: tuple[Path, Path]) -> None:
     result = runner.invoke(app, ["compare", str(detour[0]), str(detour[1]), "--markdown"])
     assert result.exit_code == 0
-    assert result.stdout.startswith("### reportgen: ✅ passed")
+    assert result.stdout.startswith("### reportgen: no gates set")  # never a plain pass without one
     assert "| pair | TDI |" in result.stdout
 
 
@@ -236,3 +236,35 @@ def test_gate_min_convergence(demo_db: Path, tmp_path: Path) -> None:
     assert (
         json.loads(from_config.stdout)["convergence"]["source"] == f"{config} [cli] min_convergence"
     )
+
+
+POLY = (
+    Path(__file__).resolve().parents[2].parent
+    / "shared/data/swe-bench-experiments/swe-polybench/evaluation/PBVerified"
+)
+
+
+def test_a_regression_is_never_a_plain_pass() -> None:
+    """iSWE-Agent against Kodah on the same 69 SWE-PolyBench tasks: success drops by 18.8
+    points and 14 tasks break. Without a gate the report says no gates were set and what it
+    found; with a gate that passes it says the gates passed and what it found; only a failed
+    gate says failed. Never a green tick."""
+    if not POLY.is_dir():
+        pytest.skip(f"{POLY} is missing (the shared real data)")
+    sides = [str(POLY / "20260201_iswe_agent"), str(POLY / "20260430_kodah_gpt-5-mini")]
+    cases = {
+        (): ("### reportgen: ⚠️ no gates set; found 3 regression(s)", "NO GATES SET", 0),
+        ("--max-loops", "100"): ("### reportgen: ⚠️ passed its gates; found", "PASSED", 0),
+        ("--max-success-drop", "5"): ("### reportgen: ❌ failed", "FAILED", 3),
+    }
+    for flags, (head, word, code) in cases.items():
+        result = runner.invoke(app, ["compare", *sides, *flags, "--markdown"])
+        assert result.exit_code == code, result.output
+        assert result.stdout.startswith(head), result.stdout[:200]
+        assert "✅" not in result.stdout
+        line = next(x for x in result.stdout.splitlines() if x.startswith(word + ":"))
+        if code == 0:
+            assert "Found: 3 regression(s)" in line and "14 task(s) newly broken" in line
+        data = json.loads(runner.invoke(app, ["compare", *sides, *flags, "--json"]).stdout)
+        assert data["summary"]["gates_set"] is bool(flags)
+        assert data["summary"]["paired_by"] == ["task"]
