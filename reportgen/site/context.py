@@ -244,6 +244,7 @@ class ComparePage(Page):
     pairs: list[dict[str, Any]]
     unpaired: list[dict[str, Any]]
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # per night, latest first
+    paired_by: str = "suite, task and trial, night by night"  # what paired the runs, in words
 
 
 @dataclass(kw_only=True)

@@ -533,6 +533,7 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
             "batch": u.batch,
             "trial": u.trial,
             "href": paths.run_path(u.suite, u.task_id, u.run_id),
+            "reason": u.reason,
         }
         for u in data.unpaired
     ]

@@ -137,7 +137,7 @@ def test_two_formats_sharing_no_task_is_an_error(tmp_path: Path) -> None:
 def test_gate_with_nothing_paired_is_an_error(tmp_path: Path) -> None:
     db = tmp_path / "a.duckdb"
     _trace(tmp_path / "baseline", "a", "a", "bench/one", batch="n1")
-    _trace(tmp_path / "candidate", "c", "c", "bench/one", batch="n1")
+    _trace(tmp_path / "candidate", "c", "c", "bench/two", batch="n1")
     ingest([tmp_path / "baseline", tmp_path / "candidate"], db)
     result = runner.invoke(app, ["gate", "--db", str(db), "--batch", "n1"])
     assert result.exit_code == 1, result.output

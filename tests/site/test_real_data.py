@@ -50,6 +50,12 @@ def test_models_pair_by_suite_task_and_trial(tau2_site: tuple[Path, Path]) -> No
     assert tasks == {"8", "11", "24", "32"}
     suites = {p["pair_id"].rsplit("/", 2)[0] for p in comparison.pairs}
     assert suites == {"tau2-bench/airline", "tau2-bench/airline_tighter_policy"}
+    page = parse_file(tau2_site[1] / compare_dir(BASE, CAND) / "index.html")
+    said = page.one("p", class_="paired-by").text
+    assert (
+        said
+        == "A pair is a baseline run and a candidate run of the same suite, task and trial, night by night."
+    )
 
 
 @pytest.mark.browser
