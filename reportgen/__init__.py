@@ -2,13 +2,13 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "assert_no_regressions", "compare"]
+__all__ = ["__version__", "assert_no_regressions", "compare", "evaluate"]
 
 
 def __getattr__(name: str) -> object:
-    """``reportgen.divergence.compare`` and ``reportgen.assert_no_regressions``, imported on first use so
-    that ``import reportgen`` stays light."""
-    if name in ("compare", "assert_no_regressions"):
+    """``reportgen.compare``, ``reportgen.evaluate`` and ``reportgen.assert_no_regressions``,
+    imported on first use so that ``import reportgen`` stays light."""
+    if name in ("compare", "evaluate", "assert_no_regressions"):
         from reportgen import api
 
         return getattr(api, name)

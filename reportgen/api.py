@@ -11,14 +11,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from reportgen.divergence.compare import Comparison, compare_labels, compare_paths
-from reportgen.escape import term_text
-from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_thresholds
+from reportgen.divergence.compare import Comparison
+from reportgen.evaluation import Judging, evaluate, evaluate_labels, judged, violations_in_words
+from reportgen.gating import Threshold, find_config, pair_gates, resolve_thresholds
 from reportgen.gating.metrics import label_gates
 from reportgen.gating.thresholds import assertion_names, resolve_label_options
-from reportgen.statistics import attach_statistics
 
-__all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
+__all__ = [
+    "Comparison",
+    "Judging",
+    "RegressionError",
+    "assert_no_regressions",
+    "compare",
+    "compare_archive",
+    "evaluate",
+]
 
 
 def assertion_keywords() -> dict[str, str]:
@@ -38,9 +45,9 @@ def compare(
 ) -> Comparison:
     """Compare trace files or folders (no archive needed); no thresholds applied yet. The
     label-level statistics (``summary.metrics``, ``summary.tasks``) come with it."""
-    comparison = compare_paths(_as_list(baseline), _as_list(candidate))
-    attach_statistics(comparison)
-    return comparison
+    from reportgen.evaluation import evaluate_paths
+
+    return evaluate_paths(_as_list(baseline), _as_list(candidate))
 
 
 def _as_list(paths: str | Path | list[str | Path]) -> list[str | Path]:
@@ -60,13 +67,11 @@ def compare_archive(
 
     con = connect(db, read_only=True)
     try:
-        comparison = compare_labels(
+        return evaluate_labels(
             con, baseline_label, candidate_label, baseline_batch=batch, candidate_batch=batch
         )
     finally:
         con.close()
-    attach_statistics(comparison)
-    return comparison
 
 
 def thresholds_for(config: Path | bool | None = True, **keywords: float | None) -> list[Threshold]:
@@ -130,38 +135,10 @@ def assert_no_regressions(
         alpha=alpha,
         min_effect=min_effect,
     )
-    problems = []
-    for pair in comparison.pairs:
-        for v in judge(pair, found).violations:
-            problems.append(
-                f"pair {term_text(pair['pair_id'])}: {v['metric']} = {v['value']:.6g}"
-                f" > {v['threshold']:g} (from {v['source']})"
-            )
-    label_level = {g.name for g in label_gates()}
-    stats = comparison.statistics
-    if (  # recompute only when the label-level judgement differs from compare()'s defaults
-        stats is None
-        or stats["alpha"] != options.alpha
-        or options.min_effect
-        or any(t.gate in label_level for t in found)
-    ):
-        stats = attach_statistics(
-            comparison,
-            fail_on_regression=options.fail_on_regression,
-            alpha=options.alpha,
-            min_effect=options.min_effect,
-            thresholds=found,
-        )
-    problems += [
-        f"{v['gate']}: {v['metric']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
-        for v in stats["label_violations"]
-    ]
-    if options.fail_on_regression:
-        problems += [
-            f"{m['metric']}: regression ({m['baseline']:.6g} -> {m['candidate']:.6g},"
-            f" p = {m['p_value']:.3g} after Holm at alpha {options.alpha:g})"
-            for m in stats["metrics"]
-            if m["verdict"] == "regression"
-        ]
+    judged(
+        comparison,
+        Judging(tuple(found), options.fail_on_regression, options.alpha, dict(options.min_effect)),
+    )
+    problems = violations_in_words(comparison)
     if problems:
         raise RegressionError("reportgen found regressions:\n  " + "\n  ".join(problems))

@@ -22,10 +22,11 @@ LAYERS = {
     "ingest": 4, "spend": 4,
     "divergence": 5,
     "convergence": 6, "iterations": 6, "statistics": 6, "spark": 6,
-    "reports": 7, "site": 7, "api": 7, "plugin_baselines": 7,
-    "demo": 8,
-    "cli": 9, "pytest_plugin": 9,
-    "__main__": 10,
+    "evaluation": 7,
+    "reports": 8, "site": 8, "api": 8, "plugin_baselines": 8,
+    "demo": 9,
+    "cli": 10, "pytest_plugin": 10,
+    "__main__": 11,
 }  # fmt: skip
 
 

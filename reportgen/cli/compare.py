@@ -21,7 +21,8 @@ from reportgen.gating.metrics import MIN_CONVERGENCE
 
 if TYPE_CHECKING:
     from reportgen.divergence.compare import Comparison, Engine
-    from reportgen.gating.thresholds import LabelOptions
+    from reportgen.evaluation import Judging
+    from reportgen.gating.thresholds import LabelOptions, Threshold
 
 GateFlags = dict[str, float | None]
 Json = Annotated[bool, typer.Option("--json", help="The JSON contract on stdout.")]
@@ -107,15 +108,18 @@ def _label_options(
     )
 
 
-def _statistics(comparison: Comparison, options: LabelOptions) -> None:
-    """The label-level statistics, verdicts and gates (reportgen.statistics), on the comparison."""
-    from reportgen.statistics import attach_statistics
+def _judging(
+    thresholds: list[Threshold], options: LabelOptions, min_convergence: Threshold | None = None
+) -> Judging:
+    """The thresholds and label-level options resolved for this command, as one Judging."""
+    from reportgen.evaluation import Judging
 
-    attach_statistics(
-        comparison,
-        fail_on_regression=options.fail_on_regression,
-        alpha=options.alpha,
-        min_effect=options.min_effect,
+    return Judging(
+        tuple(thresholds),
+        options.fail_on_regression,
+        options.alpha,
+        dict(options.min_effect),
+        min_convergence,
     )
 
 
@@ -127,6 +131,7 @@ def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, 
     from reportgen.divergence.tables import markdown as to_markdown
     from reportgen.divergence.tables import print_terminal
     from reportgen.errors import GateFailed
+    from reportgen.escape import term_text
     from reportgen.statistics.report import lead_lines
 
     console = out()
@@ -136,7 +141,9 @@ def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, 
         lead = lead_lines(comparison.statistics, markdown=True)
         console.print(to_markdown(comparison, lead), markup=False, highlight=False)
     else:
-        print_terminal(console, comparison, lead_lines(comparison.statistics, markdown=False))
+        lead = [term_text(comparison.headline), ""] if comparison.headline else []
+        lead += lead_lines(comparison.statistics, markdown=False)
+        print_terminal(console, comparison, lead)
     if not as_json:
         for pair in comparison.pairs if (explain or tree) else []:
             if explain:
@@ -199,16 +206,17 @@ def compare(
     two labels of an archive (--db). Exit 3 when a gate fails."""
     from reportgen.archive import connect
     from reportgen.cli.output import err
-    from reportgen.divergence.compare import compare_labels, compare_paths, latest_batch
+    from reportgen.divergence.compare import latest_batch
     from reportgen.divergence.pairing import LABEL_KEYS, parse_pair_by
     from reportgen.errors import UsageError
+    from reportgen.evaluation import evaluate_labels, evaluate_paths
     from reportgen.gating import find_config, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
     keys = parse_pair_by(pair_by)
     config_path = config or find_config()
     options = _label_options(config_path, fail_on_regression, alpha, min_effect)
-    thresholds = resolve_thresholds(gate_flags or {}, config_path)
+    judging = _judging(resolve_thresholds(gate_flags or {}, config_path), options)
     paths = [p for p in (baseline, candidate) if p is not None]
     if db is not None and paths:
         raise UsageError("give either BASELINE CANDIDATE paths or --db, not both")
@@ -229,11 +237,11 @@ def compare(
             if db is not None:
                 if baseline_batch == "latest":
                     baseline_batch = latest_batch(con, baseline_label)
-                comparison = compare_labels(
+                comparison = evaluate_labels(
                     con,
                     baseline_label,
                     candidate_label,
-                    thresholds,
+                    judging,
                     task=task,
                     baseline_batch=baseline_batch or batch,
                     candidate_batch=batch,
@@ -244,10 +252,10 @@ def compare(
                     pair_by=keys or LABEL_KEYS,
                 )
             else:
-                comparison = compare_paths(
+                comparison = evaluate_paths(
                     [paths[0]],
                     [paths[1]],
-                    thresholds,
+                    judging,
                     with_steps=with_steps,
                     steps_later=as_json,
                     progress=progress.hook,
@@ -255,7 +263,6 @@ def compare(
                     max_record_mb=max_record_mb,
                     pair_by=keys,
                 )
-        _statistics(comparison, options)
         if markdown and site_url:
             from reportgen.cli.output import out
 
@@ -301,9 +308,9 @@ def gate(
     night (the latest night by default). Exit 3 when a gate fails."""
     from reportgen.archive import connect
     from reportgen.cli.output import err
-    from reportgen.convergence.gate import gate_convergence
-    from reportgen.divergence.compare import compare_labels, latest_shared_batch
+    from reportgen.divergence.compare import latest_shared_batch
     from reportgen.divergence.pairing import LABEL_KEYS, parse_pair_by
+    from reportgen.evaluation import evaluate_labels
     from reportgen.gating import find_config, resolve_one, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
@@ -311,7 +318,7 @@ def gate(
     config_path = config or find_config()
     options = _label_options(config_path, fail_on_regression, alpha, min_effect)
     convergence = resolve_one(MIN_CONVERGENCE, min_convergence, config_path)
-    thresholds = resolve_thresholds(gate_flags or {}, config_path)
+    judging = _judging(resolve_thresholds(gate_flags or {}, config_path), options, convergence)
     con = connect(db, read_only=True)
     try:
         with DelayedProgress(None if as_json else err()) as progress:
@@ -320,11 +327,11 @@ def gate(
                 if batch == "all"
                 else batch or latest_shared_batch(con, baseline_label, candidate_label)
             )
-            comparison = compare_labels(
+            comparison = evaluate_labels(
                 con,
                 baseline_label,
                 candidate_label,
-                thresholds,
+                judging,
                 baseline_batch=chosen,
                 candidate_batch=chosen,
                 with_steps=as_json or explain,
@@ -333,16 +340,6 @@ def gate(
                 engine=_engine(engine, db),
                 pair_by=keys,
             )
-        if convergence is not None:
-            gate_convergence(
-                con,
-                comparison,
-                convergence.value,
-                convergence.source,
-                label=candidate_label,
-                batch=chosen,
-            )
-        _statistics(comparison, options)
         _emit(comparison, as_json, markdown, explain, False)  # --json reads steps from con
     finally:
         con.close()

@@ -58,6 +58,7 @@ class Comparison:
     task_keys: dict[str, str] = field(default_factory=dict)
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # task key -> baseline A/A TDI
     statistics: dict[str, Any] | None = None  # reportgen.statistics.attach_statistics
+    headline: str = ""  # one sentence, first on every surface (reportgen.evaluation.judged)
     # steps_later: writes the step_diffs of the pairs as JSON text, the pairs' own left empty
     # (the connection it reads must still be open)
     step_json: StepDiffWriter | None = None
@@ -98,7 +99,8 @@ class Comparison:
             if self.step_json is not None:
                 pair["step_diffs"] = orjson.Fragment(self.step_json.texts(0, 1)[0])
             label = {} if self.statistics is None else {"summary": self._label_summary()}
-            return {**pair, "thresholds": applied, **extra, **label}
+            said = {"headline": self.headline} if self.headline else {}
+            return {**pair, "thresholds": applied, **extra, **label, **said}
         pairs: list[PairRecord] | LazyArray = self.pairs
         if self.step_json is not None and self.pairs:
             lines = partial(_pair_lines, self.pairs, self.step_json)
@@ -147,7 +149,9 @@ class Comparison:
 
     def summary(self) -> dict[str, Any]:
         failed = [p["pair_id"] for p in self.pairs if not p["passed"]]
+        said = {"headline": self.headline} if self.headline else {}
         return {
+            **said,
             "pairs": len(self.pairs),
             "paired_by": list(self.paired_by),
             "gates_set": self.gates_set,
@@ -373,10 +377,12 @@ def compare_labels(
     progress: ProgressHook | None = None,
     engine: Engine | None = None,
     pair_by: Sequence[str] = LABEL_KEYS,
+    require_pairs: bool = True,
 ) -> Comparison:
     """Compare two labels of an archive, task by task (and night by night unless pinned);
     ``task`` keeps one task only; ``pair_by``: the keys that pair runs (PAIR_KEYS). A
-    comparison that pairs nothing raises NothingPaired (why, in one line). ``with_steps``,
+    comparison that pairs nothing raises NothingPaired (why, in one line), unless
+    ``require_pairs`` is off (a site shows an empty comparison as such). ``with_steps``,
     ``steps_later``, ``progress``, ``engine``: as for compare_pairing."""
     pairing = (pair_labels if engine is None else engine.pair_labels)(
         con,
@@ -390,12 +396,12 @@ def compare_labels(
     if task is not None:
         pairing.pairs = [p for p in pairing.pairs if p.task_id == task]
         pairing.unpaired = [u for u in pairing.unpaired if u.task_id == task]
-    if not pairing.pairs and not pairing.unpaired:
+    if not pairing.pairs and not pairing.unpaired and require_pairs:
         what = f"task {task!r} of " if task else ""
         raise InputError(
             "archive", f"no runs of {what}labels {baseline_label!r} or {candidate_label!r}"
         )
-    if not pairing.pairs:
+    if not pairing.pairs and require_pairs:
         base = runs_of_label(con, baseline_label, suite=suite, batch=baseline_batch)
         cand = runs_of_label(con, candidate_label, suite=suite, batch=candidate_batch)
         raise nothing_paired(

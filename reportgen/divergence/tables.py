@@ -194,6 +194,8 @@ def markdown(comparison: Comparison, lead: Sequence[str] = ()) -> str:
     """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY; ``lead``: Markdown
     lines that come first under the heading (the label-level verdicts, already escaped)."""
     lines = [f"### reportgen: {heading(comparison)}", ""]
+    if comparison.headline:
+        lines += [f"**{md_text(comparison.headline)}**", ""]
     if lead:
         lines += [*lead, ""]
     lines += [verdict_line(comparison), ""]

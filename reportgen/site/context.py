@@ -182,6 +182,7 @@ class IndexPage(Page):
     verdict_night: str | None = None  # the latest compared night, judged over its tasks
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # line, verdict per metric
     task_classes: str | None = None  # "Tasks: 2 newly broken, ..."
+    headline: str | None = None  # the latest compared night in one sentence (as `gate` says it)
     within_noise: int = 0  # nightly step changes not called regressions: within noise
     comparisons: list[Link] = field(default_factory=list)  # every comparison built
     comparison_rows: list[dict[str, Any]] = field(default_factory=list)  # pages_matrix columns
@@ -245,6 +246,7 @@ class ComparePage(Page):
     unpaired: list[dict[str, Any]]
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # per night, latest first
     paired_by: str = "suite, task and trial, night by night"  # what paired the runs, in words
+    headline: str | None = None  # the latest compared night in one sentence (as `gate` says it)
 
 
 @dataclass(kw_only=True)

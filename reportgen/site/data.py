@@ -1,5 +1,6 @@
-"""Read what the site shows from the archive, once per build, through the site_*.sql files
-and the metrics package (pairing and divergence metrics are never recomputed here)."""
+"""Read what the site shows from the archive, once per build, through the site_*.sql files;
+each comparison is the evaluation ``compare`` and ``gate`` make (:mod:`reportgen.evaluation`):
+pairs, metrics and verdicts are never assembled here."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from typing import Any
 import duckdb
 
 from reportgen._sql import load_sql
-from reportgen.divergence.compare import complete_records, repeat_pairs, run_outcomes
-from reportgen.divergence.metrics import pair_metrics
-from reportgen.divergence.pairing import Unpaired, pair_labels
+from reportgen.divergence.compare import Comparison as Evaluation
+from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.records import PairRecord
+from reportgen.evaluation import evaluate_labels
 from reportgen.site import paths
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
@@ -47,6 +48,7 @@ class Comparison:
     unpaired: list[Unpaired]
     pair_of_run: dict[str, PairInfo]
     repeat_tdi: dict[str, float]
+    latest: Evaluation | None = None  # the latest night's evaluation, as `gate` makes it
 
     @property
     def name(self) -> str:
@@ -75,6 +77,7 @@ class SiteData:
     suite_notes: dict[str, list[str]] = field(default_factory=dict)  # suite -> Markdown texts
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # suite/task -> A/A TDI, latest
     spend: SpendReport | None = None  # avoidable spend of every run (reportgen.spend)
+    latest: Evaluation | None = None  # the comparison's latest night, as `gate` evaluates it
     comparisons: list[Comparison] = field(default_factory=list)
     chosen_by: str = ""  # how the comparisons were chosen, in words for the index
 
@@ -88,6 +91,7 @@ class SiteData:
             unpaired=comparison.unpaired,
             pair_of_run=comparison.pair_of_run,
             repeat_tdi=comparison.repeat_tdi,
+            latest=comparison.latest,
         )
 
     @property
@@ -133,47 +137,42 @@ def _rows(
 
 def _pairs(
     con: duckdb.DuckDBPyConnection, runs_by_id: dict[str, dict[str, Any]], base: str, cand: str
-) -> tuple[list[PairInfo], list[Unpaired], dict[str, float]]:
-    """Pair the two labels night by night and compute every pair's metrics; also each task's
-    baseline-vs-baseline TDI on the latest night (its noise floor, by ``suite/task``)."""
-    pairing = pair_labels(con, base, cand)
-    ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
-    outcomes = run_outcomes(con, ids)
-    # each task's noise floor on the latest night (what the index judges), as compare does
-    latest = max((outcomes[p.baseline_run_id].batch for p in pairing.pairs), default=None)
-    night = [p for p in pairing.pairs if outcomes[p.baseline_run_id].batch == latest]
-    repeats = repeat_pairs(night, outcomes)
-    computed = pair_metrics(con, [*pairing.pairs, *repeats]) if pairing.pairs else []
-    metrics, repeated = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
-    complete_records(con, metrics, outcomes)  # outcomes and computed metrics, as compare gives
-    floors = {
-        p.task_id: r["trajectory_divergence_index"] for p, r in zip(repeats, repeated, strict=True)
-    }
+) -> tuple[list[PairInfo], list[Unpaired], Evaluation | None]:
+    """The two labels evaluated night by night (every pair with its metrics and outcomes, the
+    unpaired runs), and the latest night evaluated on its own, as ``reportgen gate`` evaluates
+    it (its verdicts, headline and each task's noise floor of divergence)."""
+    every = evaluate_labels(con, base, cand, with_steps=False, require_pairs=False)
+    latest = None
+    if every.pairs:
+        night = max(runs_by_id[p["baseline_run_id"]]["batch"] for p in every.pairs)
+        latest = evaluate_labels(
+            con, base, cand, baseline_batch=night, candidate_batch=night, with_steps=False
+        )
     infos: list[PairInfo] = []
     # pairs sharing suite, task, night and trial are numbered in order (never parsed back out
     # of the pair id: a task id may hold "~" itself)
     seen: dict[tuple[str, str, str, int], int] = {}
-    for pair, values in zip(pairing.pairs, metrics, strict=True):
-        run = runs_by_id[pair.baseline_run_id]
-        key = (run["suite"], pair.task_id, run["batch"], run["trial"])
+    for values in every.pairs:
+        run = runs_by_id[values["baseline_run_id"]]
+        key = (run["suite"], values["task_id"], run["batch"], run["trial"])
         duplicate = seen[key] = seen.get(key, 0) + 1
         path = paths.pair_path(
-            base, cand, run["suite"], pair.task_id, run["batch"], run["trial"], duplicate
+            base, cand, run["suite"], values["task_id"], run["batch"], run["trial"], duplicate
         )
         infos.append(
             PairInfo(
-                pair.pair_id,
+                values["pair_id"],
                 run["suite"],
-                pair.task_id,
+                values["task_id"],
                 run["batch"],
                 run["trial"],
-                pair.baseline_run_id,
-                pair.candidate_run_id,
+                values["baseline_run_id"],
+                values["candidate_run_id"],
                 path,
                 values,
             )
         )
-    return infos, pairing.unpaired, floors
+    return infos, every.unpaired, latest
 
 
 def _suite_notes(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
@@ -194,12 +193,13 @@ def _comparison(
     con: duckdb.DuckDBPyConnection, runs_by_id: dict[str, dict[str, Any]], base: str, cand: str
 ) -> Comparison:
     """One label pair's comparison (see ``_pairs``)."""
-    pairs, unpaired, floors = _pairs(con, runs_by_id, base, cand)
+    pairs, unpaired, latest = _pairs(con, runs_by_id, base, cand)
     of_run: dict[str, PairInfo] = {}
     for info in pairs:
         of_run[info.baseline_run_id] = info
         of_run[info.candidate_run_id] = info
-    return Comparison(base, cand, pairs, unpaired, of_run, floors)
+    floors = {} if latest is None else latest.repeat_tdi
+    return Comparison(base, cand, pairs, unpaired, of_run, floors, latest)
 
 
 def load_site_data(
@@ -236,6 +236,7 @@ def load_site_data(
         unpaired=main.unpaired,
         pair_of_run=main.pair_of_run,
         repeat_tdi=main.repeat_tdi,
+        latest=main.latest,
         comparisons=comparisons,
         chosen_by=chosen_by,
     )

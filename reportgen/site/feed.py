@@ -75,8 +75,13 @@ def feed_xml(
         _text(node, "updated", entry["updated"])
         href = f"{base}{compare}#{night_anchor(night)}"
         ET.SubElement(node, f"{{{ATOM}}}link", rel="alternate", href=href)
+        stats = nights[(ALL_SUITES, night)]
         summary = "\n".join(
-            [*entry["lines"], *(f"newly broken: {task}" for task in entry["broken"])]
+            [
+                stats["headline"],
+                *entry["lines"],
+                *(f"newly broken: {task}" for task in entry["broken"]),
+            ]
         )
         _text(node, "summary", summary)
     document: bytes = ET.tostring(feed, encoding="utf-8", xml_declaration=True)

@@ -33,6 +33,7 @@ from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
 from reportgen.site.worddiff import REWRITE, diff_texts, word_diff
 from reportgen.statistics import label_statistics, task_classes
+from reportgen.statistics.headline import headline
 from reportgen.statistics.methods import wilson
 from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
 from reportgen.statistics.summary import ALPHA
@@ -417,15 +418,20 @@ def night_statistics(data: SiteData) -> NightStats:
     for (suite, night), pairs in sorted(groups.items()):
         keys = {p.metrics["pair_id"]: f"{p.suite}/{p.task_id}" for p in pairs}
         records = [p.metrics for p in pairs]
-        floors = data.repeat_tdi if night == latest else {}
-        metrics = label_statistics(records, keys, floors)
+        judged = data.latest.statistics if data.latest is not None else None
+        if suite == ALL_SUITES and night == latest and judged is not None:
+            metrics, tasks = judged["metrics"], judged["tasks"]  # what `gate` says of it
+        else:
+            floors = data.repeat_tdi if night == latest else {}
+            metrics, tasks = label_statistics(records, keys, floors), task_classes(records, keys)
         out[(suite, night)] = {
             "suite": suite,
             "batch": night,
             "metrics": metrics,
             "rows": [verdict_row(m) for m in metrics],
-            "tasks": task_classes(records, keys),
+            "tasks": tasks,
             "pairs": len(pairs),
+            "headline": headline(metrics, tasks),
         }
     if len(data.suites) == 1:
         out.update({(data.suites[0], k[1]): v for k, v in list(out.items())})
@@ -563,4 +569,5 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
         nights=night_rows(rows),
         pairs=rows,
         unpaired=unpaired,
+        headline=verdicts[0]["headline"] if verdicts else None,
     )

@@ -271,14 +271,14 @@ def _regressions(
 
 def _verdicts(
     nights: NightStats,
-) -> tuple[str | None, list[dict[str, Any]], str | None]:
+) -> tuple[str | None, list[dict[str, Any]], str | None, str | None]:
     """The label-level verdicts of the latest compared night (what ``reportgen gate`` judges
-    by default): its night, one row per metric, and the task classes."""
+    by default): its night, one row per metric, the task classes and the headline."""
     latest = [k for k in nights if k[0] == ALL_SUITES]
     if not latest:
-        return None, [], None
+        return None, [], None, None
     v = nights[max(latest)]
-    return v["batch"], v["rows"], task_lines(v["tasks"], code=False)[0]
+    return v["batch"], v["rows"], task_lines(v["tasks"], code=False)[0], v["headline"]
 
 
 def index_page(
@@ -305,10 +305,10 @@ def index_page(
         }
         for n, rows in sorted(by_night.items(), reverse=True)
     ]
-    night, verdicts, tasks = _verdicts(stats)
+    night, verdicts, tasks, said = _verdicts(stats)
     return IndexPage(
         path="index.html", title="Agent runs", nav=nav, build_time=build_time,
-        verdict_night=night, verdicts=verdicts, task_classes=tasks,
+        verdict_night=night, verdicts=verdicts, task_classes=tasks, headline=said,
         regressions=regressions, attention=_attention(data), within_noise=within_noise,
         suites=[_suite_summary(data, s) for s in data.suites], nights=night_list,
         compare=Link(f"{data.baseline_label} vs {data.candidate_label}", compare) if data.pairs else None,

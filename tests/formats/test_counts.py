@@ -105,7 +105,7 @@ def test_mini_swe_agent(
     (row,) = per_run(con)
     assert row == (instance, 0, *expected)
     run = con.execute("SELECT success, label, suite FROM runs").fetchone()
-    assert run == (resolved, "mini-swe-agent", "swe-agent")  # success from logs/<id>/report.json
+    assert run == (resolved, "mini-swe-agent", "swe-bench")  # success from logs/<id>/report.json
 
 
 @needs_data

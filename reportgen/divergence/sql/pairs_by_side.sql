@@ -1,11 +1,10 @@
--- pairs_by_side: pair the baseline and candidate runs by task, by suite when $by_suite and by
--- trial when $by_trial (the keys a comparison pairs by: reportgen.divergence.pairing.PAIR_KEYS),
--- and by batch when $same_batch (each night compared with itself).
+-- pairs_by_side: pair baseline and candidate runs by task, and by suite and trial when asked.
 -- Grain: one row per pair (baseline_run_id, candidate_run_id), or per unpaired run of either
 --   side (its partner's run_id NULL); ordered by suite, task_id, batch, trial, run ids.
 -- Needs: archive table runs; Arrow view pair_sides(run_id, side), side 'baseline' or
 --   'candidate' (registered by reportgen.divergence.pairing._pair_by_key); parameters
---   $by_suite, $by_trial, $same_batch.
+--   $by_suite, $by_trial (the keys of reportgen.divergence.pairing.PAIR_KEYS besides the
+--   task) and $same_batch (each night compared with itself).
 -- Several runs of one side for one key pair up in run_id order. A key left out is taken from
 -- the baseline run of a pair (its suite, its trial).
 WITH sides AS (

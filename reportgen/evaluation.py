@@ -1,0 +1,153 @@
+"""One evaluation of a comparison: pair the runs, compute every pair metric, judge the pair
+gates, the convergence gate and the label-level statistics and gates, and say it in one
+sentence. ``compare``, ``gate``, the Python API and the pytest plugin all call this and only
+render what it returns (``reportgen.divergence.compare.Comparison``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from reportgen.divergence.compare import Comparison, compare_labels, compare_paths
+from reportgen.gating import Threshold, judge
+from reportgen.statistics import attach_statistics
+from reportgen.statistics.headline import gates_sentence, headline
+from reportgen.statistics.summary import ALPHA
+
+
+@dataclass(frozen=True)
+class Judging:
+    """What a comparison is judged against, resolved once from flags, config and keywords:
+    the pair and label-level thresholds, ``--fail-on-regression``, ``--alpha``,
+    ``--min-effect`` and ``--min-convergence`` (with where each came from)."""
+
+    thresholds: tuple[Threshold, ...] = ()
+    fail_on_regression: bool = False
+    alpha: float = ALPHA
+    min_effect: Mapping[str, float] = field(default_factory=dict)
+    min_convergence: Threshold | None = None
+
+
+def evaluate_paths(
+    baseline: Iterable[str | Path],
+    candidate: Iterable[str | Path],
+    judging: Judging = Judging(),
+    **options: Any,
+) -> Comparison:
+    """Two trace files or folders, each a side (``options``: as for
+    :func:`reportgen.divergence.compare.compare_paths`, e.g. ``pair_by``, ``con``)."""
+    comparison = compare_paths(baseline, candidate, judging.thresholds, **options)
+    return judged(comparison, judging)
+
+
+def evaluate_labels(
+    con: duckdb.DuckDBPyConnection,
+    baseline_label: str,
+    candidate_label: str,
+    judging: Judging = Judging(),
+    **options: Any,
+) -> Comparison:
+    """Two labels of an archive (``options``: as for
+    :func:`reportgen.divergence.compare.compare_labels`, e.g. the batches, ``pair_by``). The
+    convergence gate, when set, judges the candidate's groups of repeated runs of the batch."""
+    comparison = compare_labels(con, baseline_label, candidate_label, judging.thresholds, **options)
+    if judging.min_convergence is not None:
+        from reportgen.convergence.gate import gate_convergence
+
+        batch = options.get("candidate_batch")
+        gate_convergence(
+            con,
+            comparison,
+            judging.min_convergence.value,
+            judging.min_convergence.source,
+            label=candidate_label,
+            batch=batch,
+        )
+    return judged(comparison, judging)
+
+
+def judged(comparison: Comparison, judging: Judging) -> Comparison:
+    """``comparison`` judged by ``judging``: every pair against the pair gates (again, when
+    the thresholds differ from those it was compared with), the label-level statistics and
+    gates, and the headline. Returns the same object."""
+    thresholds = list(judging.thresholds)
+    if thresholds != comparison.thresholds:
+        comparison.thresholds = thresholds
+        for pair in comparison.pairs:
+            verdict = judge(pair, thresholds)
+            pair["passed"] = verdict.passed
+            pair["violations"] = verdict.violations
+            if verdict.unknown:
+                pair["gates_not_evaluated"] = verdict.unknown
+            else:
+                pair.pop("gates_not_evaluated", None)
+    stats = attach_statistics(
+        comparison,
+        fail_on_regression=judging.fail_on_regression,
+        alpha=judging.alpha,
+        min_effect=dict(judging.min_effect) or None,
+    )
+    gates = gates_sentence(comparison.gates_set, comparison.passed, comparison.failure_line())
+    comparison.headline = headline(
+        stats["metrics"], stats["tasks"], alpha=stats["alpha"], gates=gates
+    )
+    return comparison
+
+
+def violations_in_words(comparison: Comparison) -> list[str]:
+    """Every gate the judged ``comparison`` failed, one line each (pairs, convergence groups,
+    label-level gates, regressions under ``--fail-on-regression``)."""
+    from reportgen.escape import term_text
+
+    lines = [
+        f"pair {term_text(pair['pair_id'])}: {v['metric']} = {v['value']:.6g}"
+        f" > {v['threshold']:g} (from {v['source']})"
+        for pair in comparison.pairs
+        for v in pair["violations"]
+    ]
+    if comparison.convergence is not None:
+        lines += [
+            f"convergence: {term_text(v['message'])}" for v in comparison.convergence["violations"]
+        ]
+    stats = comparison.statistics or {}
+    lines += [
+        f"{v['gate']}: {v['metric']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
+        for v in stats.get("label_violations", [])
+    ]
+    if stats.get("fail_on_regression"):
+        lines += [
+            f"{m['metric']}: regression ({m['baseline']:.6g} -> {m['candidate']:.6g},"
+            f" p = {m['p_value']:.3g} at alpha {stats['alpha']:g})"
+            for m in stats["metrics"]
+            if m["verdict"] == "regression"
+        ]
+    return lines
+
+
+def evaluate(
+    sources: Sequence[str | Path] | None = None,
+    *,
+    db: str | Path | None = None,
+    baseline: str = "baseline",
+    candidate: str = "candidate",
+    judging: Judging = Judging(),
+    **options: Any,
+) -> Comparison:
+    """The library's one call: ``sources`` (two files or folders, baseline then candidate)
+    or two labels of the archive ``db``; see :func:`evaluate_paths` and
+    :func:`evaluate_labels`."""
+    if db is None:
+        if sources is None or len(sources) != 2:
+            raise ValueError("give two sources (baseline, candidate) or db")
+        return evaluate_paths([sources[0]], [sources[1]], judging, **options)
+    from reportgen.archive import connect
+
+    con = connect(db, read_only=True)
+    try:
+        return evaluate_labels(con, baseline, candidate, judging, **options)
+    finally:
+        con.close()

@@ -1,0 +1,105 @@
+"""The one sentence that opens every surface of a comparison (terminal, Markdown, ``--json``,
+the site's index, comparison page and feed, ``demo``): what got worse, what got better, what
+the data cannot tell yet, and what the gates said. Built from the label-level statistics
+(``summary.metrics`` and ``summary.tasks``), so every surface says the same words."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reportgen.gating.metrics import LABEL_METRICS
+from reportgen.statistics.report import verdict_parts
+
+#: Tasks named in the sentence at most, per class; the rest are counted.
+NAMED_TASKS = 3
+#: Outcomes: when they cannot tell, the sentence says so and what more data would take.
+PRIMARY = ("success_rate", "reward")
+UNDECIDED = ("inconclusive", "insufficient_data")
+LABELS = {m.name: m for m in LABEL_METRICS}
+
+
+def _task_name(key: str) -> str:
+    """A task key (``suite/task``) as the sentence names it: the task alone."""
+    return key.rsplit("/", 1)[-1] if "/" in key else key
+
+
+def _tasks(count: int, names: Sequence[str], what: str) -> str:
+    shown = [_task_name(n) for n in names[:NAMED_TASKS]]
+    more = f", +{count - len(shown)} more" if count > len(shown) else ""
+    listed = f" ({', '.join(shown)}{more})" if shown else ""
+    return f"{count} task{'s' if count != 1 else ''} {what}{listed}"
+
+
+def _change(entry: Mapping[str, Any], alpha: float) -> str:
+    parts = verdict_parts(entry, alpha)
+    return f"{parts['label']} {parts['delta']}"
+
+
+def _effect(entry: Mapping[str, Any]) -> str:
+    """The minimum effect of interest in the delta's unit: points, percent or the metric's own."""
+    kind = LABELS[entry["metric"]].kind
+    effect = float(entry["min_effect"])
+    if kind == "rate":
+        return f"{100 * effect:g} pp"
+    return f"{100 * effect:g} %" if kind == "total" else f"{effect:g}"
+
+
+def _undecided(entry: Mapping[str, Any], alpha: float) -> str:
+    needed = entry.get("tasks_needed")
+    if not needed or needed <= entry.get("n_tasks", 0):
+        return f"{_change(entry, alpha)} (inconclusive)"
+    return (
+        f"{_change(entry, alpha)} (inconclusive; about {needed} tasks would show a change of"
+        f" {_effect(entry)})"
+    )
+
+
+def headline(
+    metrics: Sequence[Mapping[str, Any]],
+    tasks: Mapping[str, Any],
+    *,
+    alpha: float = 0.05,
+    gates: str | None = None,
+) -> str:
+    """One sentence: ``Worse: 2 tasks newly broken (migrate-db, review-pull-request); cost
+    +38.5 %, tokens +21.9 % (significant); success -21.7 pp (inconclusive, about 60 tasks
+    would show a change of 5 pp). No gates set.`` ``gates``: the gates' outcome as a sentence of its own (None:
+    none is said, as on a site page)."""
+    worse, better, open_ = [], [], []
+    if tasks.get("newly_broken"):
+        worse.append(
+            _tasks(tasks["newly_broken"], tasks.get("newly_broken_tasks", []), "newly broken")
+        )
+    if tasks.get("fixed"):
+        better.append(_tasks(tasks["fixed"], tasks.get("fixed_tasks", []), "fixed"))
+    regressions = [_change(m, alpha) for m in metrics if m["verdict"] == "regression"]
+    improvements = [_change(m, alpha) for m in metrics if m["verdict"] == "improvement"]
+    if regressions:
+        worse.append(", ".join(regressions) + " (significant)")
+    if improvements:
+        better.append(", ".join(improvements) + " (significant)")
+    for entry in metrics:
+        if (
+            entry["metric"] in PRIMARY
+            and entry["verdict"] in UNDECIDED
+            and entry["delta"] is not None
+        ):
+            open_.append(_undecided(entry, alpha))
+    if worse and better:
+        lead = f"Worse: {'; '.join(worse)}. Better: {'; '.join(better)}"
+    elif worse:
+        lead = f"Worse: {'; '.join(worse)}"
+    elif better:
+        lead = f"Better: {'; '.join(better)}"
+    else:
+        lead = "No significant change"
+    sentence = lead + (f"; {'; '.join(open_)}" if open_ else "") + "."
+    return f"{sentence} {gates}" if gates else sentence
+
+
+def gates_sentence(gates_set: bool, passed: bool, failure: str = "") -> str:
+    """What the gates said, as the headline's last sentence."""
+    if not gates_set:
+        return "No gates set."
+    return "Gates passed." if passed else f"Gates failed: {failure}."
