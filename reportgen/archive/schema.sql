@@ -25,7 +25,9 @@ CREATE TABLE IF NOT EXISTS loads (
     replaced     BIGINT NOT NULL
 );
 
--- One row per distinct file content ever loaded (the idempotency key is the content hash).
+-- One row per file loaded. content_hash is its key (reportgen/ingest/duplicates.py): the
+-- content hash (after a run-id prefix, with a digest of the call's identity when given), and
+-- for a second path loaded with the same bytes '<that>@<digest of the path>'.
 CREATE TABLE IF NOT EXISTS files (
     content_hash VARCHAR PRIMARY KEY,
     path         VARCHAR NOT NULL,

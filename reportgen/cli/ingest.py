@@ -66,6 +66,14 @@ def ingest(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            help="List every file skipped as already loaded (default: their count and the "
+            "first; --json lists them all).",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Load trace, iteration and output files into the archive, all or nothing."""
@@ -93,7 +101,7 @@ def ingest(
     elif not quiet:
         from reportgen.reports.ingest import print_ingest_report
 
-        print_ingest_report(out(), report)
+        print_ingest_report(out(), report, verbose=verbose)
     for problem in report.invalid:
         err().print(f"error: {problem}", markup=False)
     if report.invalid:

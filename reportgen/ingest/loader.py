@@ -30,6 +30,7 @@ from reportgen.formats.diagnose import first_problem
 from reportgen.formats.registry import detect_format, get_format
 from reportgen.formats.source import SourceFile, discover, measure_all
 from reportgen.ingest.conflicts import check_conflicts
+from reportgen.ingest.duplicates import Known, drop_known, drop_staged, hold, open_holds
 from reportgen.ingest.options import (
     Overrides,
     SessionOptions,
@@ -96,6 +97,7 @@ def ingest(
     sessions: SessionOptions | None = None,
     label: str | None = None,
     suite: str | None = None,
+    identity: str = "",
 ) -> IngestReport:
     """Load ``paths`` (files or folders) into the archive at ``db`` (a path, or an open
     connection, e.g. an in-memory archive for a one-off ``compare``).
@@ -110,7 +112,16 @@ def ingest(
     get the batch of their job (``BATCH_GAP``, docs/formats.md). ``sessions``: the label and
     batch-day defaults of session-log runs (:func:`reportgen.ingest.options.session_options`).
     ``label`` and ``suite`` set those of every run and output loaded, whatever the files say
-    (a usage error for iteration records, which have neither)."""
+    (a usage error for iteration records, which have neither); they do not change run ids, so
+    runs already archived keep the label and suite they were loaded with.
+
+    Content already loaded is skipped by run identity, not by bytes alone (see
+    :mod:`reportgen.ingest.duplicates`): a file the archive holds from the same path is not read
+    again, and runs the archive holds with the same content are not loaded twice, while the
+    same bytes deriving other run ids (another submission folder, another ``run_id_prefix``)
+    load. ``identity``: a caller that changes the runs a file derives in other ways than
+    ``run_id_prefix`` (e.g. overriding their label or suite) names that change here, so that
+    files the archive holds are read again instead of skipped unread."""
     if batch is not None and not batch.strip():
         raise UsageError("--batch must be a non-empty string")
     options = StageOptions(max_record_bytes=int(check_max_record_mb(max_record_mb) * (1 << 20)))
@@ -122,6 +133,7 @@ def ingest(
         format_name=format_name,
         options=options,
         run_id_prefix=run_id_prefix,
+        identity=identity,
         hook=progress or (lambda phase, done, total: None),
         batch=batch,
         sessions=sessions or SessionOptions(),
@@ -216,6 +228,7 @@ def _ingest(
     format_name: str | None,
     options: StageOptions,
     run_id_prefix: str,
+    identity: str,
     hook: ProgressHook,
     batch: str | None,
     sessions: SessionOptions,
@@ -247,7 +260,7 @@ def _ingest(
     collector = _NoticeCollector(report.notices)
     logging.getLogger("reportgen.formats").addHandler(collector)
     try:
-        fresh = _drop_known(con, sources, report, run_id_prefix)
+        fresh, report.skipped, known = drop_known(con, sources, run_id_prefix, identity)
         formats: dict[str, Format] = {}
         for source in list(fresh):
             try:
@@ -260,7 +273,7 @@ def _ingest(
             try:
                 _load(
                     con, fresh, formats, options, replace, run_id_prefix, report, hook, notes,
-                    batch, sessions, overrides,
+                    batch, sessions, overrides, known,
                 )  # fmt: skip
                 break
             except InputError as error:
@@ -334,43 +347,6 @@ class _NoticeCollector(logging.Handler):
         self.sink.append(record.getMessage())
 
 
-def _drop_known(
-    con: duckdb.DuckDBPyConnection, sources: list[SourceFile], report: IngestReport, prefix: str
-) -> list[SourceFile]:
-    """Sources whose content is new: already-loaded content (or the same content twice in this
-    call) is skipped, so a nightly job can safely re-run."""
-    hashes = [prefix + s.content_hash for s in sources]
-    known = dict(
-        con.execute(
-            "SELECT content_hash, path FROM files WHERE content_hash IN (SELECT unnest($h))",
-            {"h": hashes},
-        ).fetchall()
-    )
-    fresh: list[SourceFile] = []
-    seen: dict[str, str] = {}
-    for source in sources:
-        if prefix + source.content_hash in known:
-            report.skipped.append(
-                {
-                    "file": source.display,
-                    "content_hash": source.content_hash,
-                    "reason": f"already loaded (as {known[prefix + source.content_hash]})",
-                }
-            )
-        elif source.content_hash in seen:
-            report.skipped.append(
-                {
-                    "file": source.display,
-                    "content_hash": source.content_hash,
-                    "reason": f"same content as {seen[source.content_hash]}",
-                }
-            )
-        else:
-            seen[source.content_hash] = source.display
-            fresh.append(source)
-    return fresh
-
-
 def _load(
     con: duckdb.DuckDBPyConnection,
     sources: list[SourceFile],
@@ -384,8 +360,10 @@ def _load(
     batch: str | None,
     sessions: SessionOptions,
     overrides: Overrides,
+    known: Known,
 ) -> None:
-    """Stage every source by format, check, and write everything in one transaction."""
+    """Stage every source by format, drop what the archive already has (duplicates.py),
+    check, and write everything in one transaction."""
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute(load_sql("macros"))
@@ -396,27 +374,39 @@ def _load(
         # a format may flag bad steps while typing them (see trace_steps.sql)
         con.execute("ALTER TABLE stage_steps ADD COLUMN problem VARCHAR")
         _stage_files(con, sources)
-        groups: dict[str, list[SourceFile]] = defaultdict(list)
-        by_name: dict[str, Format] = {}
-        for source in sources:
-            fmt = formats[source.display]
-            groups[fmt.name].append(source)
-            by_name[fmt.name] = fmt
-        for done, (name, group) in enumerate(sorted(groups.items()), start=1):
-            by_name[name].stage(con, group, options)
-            hook("parsing and checking", done, len(groups))
-        if run_id_prefix:
-            for table in STAGE_TABLES:
-                con.execute(f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix})
+        open_holds(con)
+        rounds = known.rounds(sources)  # copies staged apart, the later rounds first
+        plan = [(n, _by_format(group, formats)) for n, group in enumerate(rounds)][::-1]
+        total = sum(len(groups) for _, groups in plan)
+        done = 0
+        for round_no, groups in plan:
+            for fmt, group in groups:
+                fmt.stage(con, group, options)
+                done += 1
+                hook("parsing and checking", done, total)
+            if run_id_prefix:
+                for table in STAGE_TABLES:
+                    con.execute(
+                        f"UPDATE stage_{table} SET run_id = $p || run_id", {"p": run_id_prefix}
+                    )
+            if round_no:
+                hold(con, round_no)
+        by_name = {fmt.name: fmt for _, groups in plan for fmt, _ in groups}
+        dropped = drop_staged(con, sources, known)
+        kept = [s for s in sources if s.display not in dropped]
+        if not kept:
+            con.execute("ROLLBACK")
+            report.skipped.extend(dropped.values())
+            return
         apply_session_defaults(con, sessions, by_name.values())
         apply_overrides(con, overrides)
         _assign_batches(con, batch)
         _check_token_limits(con, sources, formats)
         replaced = check_conflicts(con, sources, replace, by_name.values())
-        stage_notes(con, notes, sources)
+        stage_notes(con, notes, kept)
         hook("writing", 0, 1)
         load_id = uuid.uuid4().hex
-        per_file = _write(con, load_id, sources, formats, replaced, run_id_prefix)
+        per_file = _write(con, load_id, kept, formats, replaced, known.files_keys(kept))
         con.execute("COMMIT")
         hook("writing", 1, 1)
     except BaseException:
@@ -425,7 +415,8 @@ def _load(
             con.execute("ROLLBACK")
         raise
     report.replaced_runs = replaced
-    for source in sources:
+    report.skipped.extend(dropped.values())
+    for source in kept:
         counts = per_file[source.display]
         report.loaded.append(
             {
@@ -437,6 +428,19 @@ def _load(
         )
         for key in COUNTED:
             report.counts[key] += counts[key]
+
+
+def _by_format(
+    sources: list[SourceFile], formats: dict[str, Format]
+) -> list[tuple[Format, list[SourceFile]]]:
+    """``sources`` grouped by their format, in the order of the format names."""
+    groups: dict[str, list[SourceFile]] = defaultdict(list)
+    by_name: dict[str, Format] = {}
+    for source in sources:
+        fmt = formats[source.display]
+        groups[fmt.name].append(source)
+        by_name[fmt.name] = fmt
+    return [(by_name[name], group) for name, group in sorted(groups.items())]
 
 
 def _assign_batches(con: duckdb.DuckDBPyConnection, batch: str | None) -> None:
@@ -486,9 +490,10 @@ def _write(
     sources: list[SourceFile],
     formats: dict[str, Format],
     replaced: int,
-    prefix: str,
+    keys: dict[str, str],
 ) -> dict[str, dict[str, int]]:
-    """Move staged rows into the archive tables and record the files and the load."""
+    """Move staged rows into the archive tables and record the files (by their ``keys``,
+    duplicates.Known.files_keys) and the load."""
     for table in STAGE_TABLES:
         extra = ""
         if table == "steps":  # the step hashes of the pair metrics (archive/step_hashes.sql)
@@ -512,7 +517,7 @@ def _write(
     # one INSERT of Arrow columns: executemany runs one statement per file (~1 ms each)
     files = arrow.table(
         {
-            "content_hash": arrow.strings([prefix + s.content_hash for s in sources]),
+            "content_hash": arrow.strings([keys[s.display] for s in sources]),
             "path": arrow.strings([s.display for s in sources]),
             "format": arrow.strings([formats[s.display].name for s in sources]),
             "size_bytes": arrow.numbers([s.size_bytes for s in sources], pa.int64()),

@@ -10,8 +10,10 @@ from rich.table import Table
 from reportgen.ingest import IngestReport
 
 
-def print_ingest_report(console: Console, report: IngestReport) -> None:
-    """One line per outcome, then totals."""
+def print_ingest_report(console: Console, report: IngestReport, *, verbose: bool = False) -> None:
+    """One line per outcome: what loaded, the notices, the replaced runs, and the files
+    skipped as already loaded in one line (their count and the first; ``verbose``: a line
+    each)."""
     c = report.counts
     console.print(
         f"loaded {len(report.loaded)} file(s): {c['runs']} runs, {c['steps']} steps, "
@@ -23,10 +25,18 @@ def print_ingest_report(console: Console, report: IngestReport) -> None:
         console.print(f"notice: {notice}", markup=False)
     if report.replaced_runs:
         console.print(f"replaced {report.replaced_runs} run(s)", markup=False)
-    if report.skipped:
+    if report.skipped and verbose:
         console.print(f"skipped {len(report.skipped)} file(s) already loaded:", markup=False)
         for item in report.skipped:
             console.print(f"  {item['file']}: {item['reason']}", markup=False)
+    elif report.skipped:
+        first = report.skipped[0]
+        more = "; --verbose lists them" if len(report.skipped) > 1 else ""
+        console.print(
+            f"skipped {len(report.skipped)} file(s) already loaded"
+            f" (e.g. {first['file']}: {first['reason']}){more}",
+            markup=False,
+        )
 
 
 def print_archive_summary(console: Console, summary: dict[str, Any]) -> None:

@@ -9,9 +9,11 @@ shared AS (SELECT task_id FROM b INTERSECT SELECT task_id FROM c)
 SELECT
     (SELECT count(DISTINCT task_id) FROM b),
     (SELECT coalesce(list(DISTINCT suite ORDER BY suite), []) FROM b),
-    (SELECT coalesce(list(task_id ORDER BY task_id)[1:3], []) FROM (SELECT DISTINCT task_id FROM b)),
+    (SELECT coalesce(list(task_id ORDER BY task_id)[1:3], [])
+     FROM (SELECT DISTINCT task_id FROM b)),
     (SELECT count(DISTINCT task_id) FROM c),
     (SELECT coalesce(list(DISTINCT suite ORDER BY suite), []) FROM c),
-    (SELECT coalesce(list(task_id ORDER BY task_id)[1:3], []) FROM (SELECT DISTINCT task_id FROM c)),
+    (SELECT coalesce(list(task_id ORDER BY task_id)[1:3], [])
+     FROM (SELECT DISTINCT task_id FROM c)),
     (SELECT count(*) FROM shared),
     (SELECT coalesce(list(task_id ORDER BY task_id)[1:3], []) FROM shared)
