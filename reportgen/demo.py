@@ -7,6 +7,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from reportgen.archive import connect
 from reportgen.errors import UsageError, show
 from reportgen.ingest import IngestReport, ingest
@@ -34,6 +36,7 @@ def run_demo(
     con = connect(db, read_only=True)
     try:
         summary = archive_summary(con)
+        summary["verdict"] = _latest_verdict(con)
     finally:
         con.close()
     if site:
@@ -42,3 +45,16 @@ def run_demo(
         built = build_site(db, folder / "site", build_time="2026-11-29T00:00:00Z")
         summary["site"] = {"index": str(built.index), "pages": built.pages}
     return db, report, summary
+
+
+def _latest_verdict(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The headline of the sample runs' latest night, baseline against candidate, as
+    ``reportgen gate`` evaluates it."""
+    from reportgen.divergence.compare import latest_shared_batch
+    from reportgen.evaluation import evaluate_labels
+
+    night = latest_shared_batch(con, "baseline", "candidate")
+    judged = evaluate_labels(
+        con, "baseline", "candidate", baseline_batch=night, candidate_batch=night, with_steps=False
+    )
+    return {"night": night, "headline": judged.headline}

@@ -127,9 +127,20 @@ def demo(
     print_archive_summary(console, summary)
     console.print(f"archive: {db}", markup=False)
     if "site" in summary:
-        console.print(
-            f"site: {summary['site']['index']}  ({summary['site']['pages']} pages)", markup=False
-        )
+        index = Path(summary["site"]["index"]).resolve()
+        console.print(f"site: {index.as_uri()}  ({summary['site']['pages']} pages)", markup=False)
+    verdict = summary["verdict"]
+    console.print(
+        f"\nbaseline vs candidate, night {verdict['night']}: {verdict['headline']}",
+        markup=False,
+        soft_wrap=True,
+    )
+    console.print(
+        "next, your own traces: reportgen ingest PATH --db reportgen.duckdb --label NAME, then"
+        " reportgen compare --db reportgen.duckdb --baseline-label A --candidate-label B",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 def formats(as_json: Json = False) -> None:

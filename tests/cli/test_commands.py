@@ -89,6 +89,24 @@ def test_demo_json(tmp_path: Path) -> None:
     assert data["summary"]["tables"]["runs"] == 288
     assert {row["label"] for row in data["summary"]["labels"]} == {"baseline", "candidate"}
     assert Path(data["db"]).exists()
+    assert data["summary"]["verdict"]["night"] == "2026-11-28"
+
+
+def test_demo_ends_with_the_verdict_a_link_and_the_next_command(tmp_path: Path) -> None:
+    """The demo's last lines: the latest night's headline (the words `gate` says), the site as
+    a file:// link, and the command to run on one's own traces."""
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if line.strip()]
+    site, verdict, next_step = lines[-3:]
+    assert site.startswith("site: file://") and site.split()[1].endswith("/site/index.html")
+    gate = runner.invoke(
+        app, ["gate", "--db", str(tmp_path / "reportgen.duckdb"), "--batch", "2026-11-28"]
+    )
+    said = gate.stdout.splitlines()[0]
+    assert verdict == f"baseline vs candidate, night 2026-11-28: {said}"
+    assert said.startswith("Worse: 2 tasks newly broken (migrate-db, review-pull-request)")
+    assert next_step.startswith("next, your own traces: reportgen ingest PATH")
 
 
 def test_ingest_json_and_quiet(tmp_path: Path, write_jsonl) -> None:
