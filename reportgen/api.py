@@ -13,9 +13,9 @@ from typing import Any
 
 from reportgen.divergence.compare import Comparison
 from reportgen.evaluation import Judging, evaluate, evaluate_labels, judged, violations_in_words
-from reportgen.gating import Threshold, find_config, pair_gates, resolve_thresholds
+from reportgen.gating import Resolved, Threshold, find_config, pair_gates, resolve
 from reportgen.gating.metrics import label_gates
-from reportgen.gating.thresholds import assertion_names, resolve_label_options
+from reportgen.gating.thresholds import assertion_names
 
 __all__ = [
     "Comparison",
@@ -77,6 +77,20 @@ def compare_archive(
 def thresholds_for(config: Path | bool | None = True, **keywords: float | None) -> list[Threshold]:
     """Thresholds from keyword arguments (named like the [assertions] keys), over a config
     file's [assertions] section (``True``: the nearest reportgen.toml / pyproject.toml)."""
+    return list(_resolve(config, keywords).thresholds)
+
+
+def _resolve(
+    config: Path | bool | None,
+    keywords: Mapping[str, float | None],
+    *,
+    fail_on_regression: bool | None = None,
+    alpha: float | None = None,
+    min_effect: Mapping[str, float] | None = None,
+) -> Resolved:
+    """What assert_no_regressions judges with (:func:`reportgen.gating.resolve`, for
+    ``assertions``): keywords over the config's [assertions] section; a threshold given by
+    keyword says so in its source (``max_cost_increase_pct=``)."""
     names = assertion_keywords()
     unknown = set(keywords) - set(names)
     if unknown:
@@ -89,15 +103,21 @@ def thresholds_for(config: Path | bool | None = True, **keywords: float | None) 
     if twice:
         raise TypeError(f"one threshold given twice, as {' and '.join(twice)}")
     path = find_config() if config is True else (config or None)
-    flags = {names[key]: value for key, value in given.items()}
-    found = resolve_thresholds(
-        flags, path if isinstance(path, Path) else None, section="assertions"
+    flags: dict[str, float | bool | None] = {names[key]: value for key, value in given.items()}
+    resolved = resolve(
+        "assertions",
+        path if isinstance(path, Path) else None,
+        flags,
+        fail_on_regression=fail_on_regression,
+        alpha=alpha,
+        min_effect=min_effect,
     )
     used = {names[key]: key for key in given}
-    return [
+    found = tuple(
         Threshold(t.gate, t.value, f"{used[t.gate]}=" if t.source.startswith("--") else t.source)
-        for t in found
-    ]
+        for t in resolved.thresholds
+    )
+    return Resolved(resolved.command, found, resolved.label)
 
 
 def assert_no_regressions(
@@ -126,15 +146,14 @@ def assert_no_regressions(
     from [assertions] (``fail_on_regression = true``, ``alpha``, ``min_effect = {...}``)."""
     if allow_loops is False and thresholds.get("max_loops") is None:
         thresholds["max_loops"] = 0
-    found = thresholds_for(config, **thresholds)
-    path = find_config() if config is True else (config or None)
-    options = resolve_label_options(
-        path if isinstance(path, Path) else None,
-        "assertions",
+    resolved = _resolve(
+        config,
+        thresholds,
         fail_on_regression=fail_on_regression,
         alpha=alpha,
         min_effect=min_effect,
     )
+    found, options = resolved.thresholds, resolved.label
     judged(
         comparison,
         Judging(tuple(found), options.fail_on_regression, options.alpha, dict(options.min_effect)),

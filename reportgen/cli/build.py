@@ -100,12 +100,12 @@ def build(
     as Parquet under data/. Re-renders only pages whose inputs changed."""
     from functools import partial
 
-    from reportgen.gating import find_config, resolve_thresholds, verdicts_by_metric
+    from reportgen.gating import find_config, resolve, verdicts_by_metric
     from reportgen.site import build_site
     from reportgen.site.redaction import Redaction
 
     found = config or find_config()
-    thresholds = resolve_thresholds({}, found)
+    thresholds = list(resolve("build", found).thresholds)
     asked, source = list(compare or ()), "--compare"
     if not asked and found is not None:
         asked, source = site_compare(found), f"{found.name} [site] compare"

@@ -22,7 +22,7 @@ from reportgen.gating.metrics import MIN_CONVERGENCE
 if TYPE_CHECKING:
     from reportgen.divergence.compare import Comparison, Engine
     from reportgen.evaluation import Judging
-    from reportgen.gating.thresholds import LabelOptions, Threshold
+    from reportgen.gating.thresholds import Command, LabelOptions, Resolved, Threshold
 
 GateFlags = dict[str, float | None]
 Json = Annotated[bool, typer.Option("--json", help="The JSON contract on stdout.")]
@@ -90,18 +90,26 @@ def _min_effects(given: list[str] | None) -> dict[str, float]:
     return out
 
 
-def _label_options(
-    config: Path | None, fail_on_regression: bool, alpha: float | None, min_effect: list[str] | None
-) -> LabelOptions:
-    """--fail-on-regression, --alpha and --min-effect over the config's [cli] section, checked
-    before any work (a bad value is a usage error)."""
+def _resolve(
+    command: Command,
+    config: Path | None,
+    given: dict[str, float | bool | None],
+    fail_on_regression: bool,
+    alpha: float | None,
+    min_effect: list[str] | None,
+) -> Resolved:
+    """The thresholds and label-level options in force (:func:`reportgen.gating.resolve`:
+    flags over the config's [cli] section), checked before any work (a bad value is a usage
+    error)."""
     from reportgen.errors import UsageError
-    from reportgen.gating.thresholds import resolve_label_options
+    from reportgen.gating import find_config, resolve
 
     if alpha is not None and not 0 < alpha < 1:
         raise UsageError(f"--alpha must be a number in (0, 1), got {alpha!r}")
-    return resolve_label_options(
-        config,
+    return resolve(
+        command,
+        config or find_config(),
+        given,
         fail_on_regression=fail_on_regression,
         alpha=alpha,
         min_effect=_min_effects(min_effect),
@@ -210,13 +218,13 @@ def compare(
     from reportgen.divergence.pairing import LABEL_KEYS, parse_pair_by
     from reportgen.errors import UsageError
     from reportgen.evaluation import evaluate_labels, evaluate_paths
-    from reportgen.gating import find_config, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
     keys = parse_pair_by(pair_by)
-    config_path = config or find_config()
-    options = _label_options(config_path, fail_on_regression, alpha, min_effect)
-    judging = _judging(resolve_thresholds(gate_flags or {}, config_path), options)
+    resolved = _resolve(
+        "compare", config, dict(gate_flags or {}), fail_on_regression, alpha, min_effect
+    )
+    judging = _judging(list(resolved.thresholds), resolved.label)
     paths = [p for p in (baseline, candidate) if p is not None]
     if db is not None and paths:
         raise UsageError("give either BASELINE CANDIDATE paths or --db, not both")
@@ -311,14 +319,14 @@ def gate(
     from reportgen.divergence.compare import latest_shared_batch
     from reportgen.divergence.pairing import LABEL_KEYS, parse_pair_by
     from reportgen.evaluation import evaluate_labels
-    from reportgen.gating import find_config, resolve_one, resolve_thresholds
     from reportgen.reports.progress import DelayedProgress
 
     keys = parse_pair_by(pair_by) or LABEL_KEYS
-    config_path = config or find_config()
-    options = _label_options(config_path, fail_on_regression, alpha, min_effect)
-    convergence = resolve_one(MIN_CONVERGENCE, min_convergence, config_path)
-    judging = _judging(resolve_thresholds(gate_flags or {}, config_path), options, convergence)
+    given: dict[str, float | bool | None] = {**(gate_flags or {}), "convergence": min_convergence}
+    resolved = _resolve("gate", config, given, fail_on_regression, alpha, min_effect)
+    convergence = resolved.get(MIN_CONVERGENCE)
+    thresholds = [t for t in resolved.thresholds if t is not convergence]
+    judging = _judging(thresholds, resolved.label, convergence)
     con = connect(db, read_only=True)
     try:
         with DelayedProgress(None if as_json else err()) as progress:

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from reportgen.cli.options import threshold_option
+from reportgen.cli.options import Config, threshold_option
 from reportgen.cli.output import print_json
 from reportgen.gating.metrics import (
     FAIL_ON_THRASH,
@@ -52,6 +52,7 @@ def iterations(
     fail_on_thrash: Annotated[
         bool, typer.Option(FAIL_ON_THRASH.flag, help=FAIL_ON_THRASH.help)
     ] = False,
+    config: Config = None,
     thrash_attempts: Annotated[
         int,
         typer.Option(
@@ -63,15 +64,23 @@ def iterations(
     ] = MIN_STALLED,
 ) -> None:
     """Is a coding loop making progress or only activity? Failing-set trajectory per step,
-    spend per certified step, thrash evidence; gates for CI."""
+    spend per certified step, thrash evidence; gates for CI (flags over the config's [cli]
+    max_spend_per_certified_step, max_tool_error_rate, fail_on_thrash)."""
     from rich.console import Console
 
     from reportgen.errors import GateFailed, UsageError
+    from reportgen.gating import find_config, resolve
     from reportgen.iterations.gates import IterationGates, check_gates
     from reportgen.iterations.loading import load_progress
     from reportgen.iterations.report import print_text, render_markdown, report_data
 
-    gates = IterationGates(max_spend_per_certified_step, max_tool_error_rate, fail_on_thrash)
+    given: dict[str, float | bool | None] = {
+        MAX_SPEND_PER_CERTIFIED_STEP.name: max_spend_per_certified_step,
+        MAX_TOOL_ERROR_RATE.name: max_tool_error_rate,
+        FAIL_ON_THRASH.name: fail_on_thrash,
+    }
+    resolved = resolve("iterations", config or find_config(), given)
+    gates = IterationGates.from_thresholds(resolved.thresholds)
     if as_json and markdown:
         raise UsageError("--json and --markdown cannot be used together")
     if not paths and db is None:

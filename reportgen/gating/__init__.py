@@ -12,12 +12,13 @@ from reportgen.gating.metrics import (
     stagnant_loops,
 )
 from reportgen.gating.thresholds import (
+    Resolved,
     Threshold,
     check_threshold,
     find_config,
     load_config,
     parse_threshold,
-    resolve_one,
+    resolve,
     resolve_thresholds,
 )
 from reportgen.gating.verdict import Verdict, breaks, judge, verdicts_by_metric
@@ -25,6 +26,7 @@ from reportgen.gating.verdict import Verdict, breaks, judge, verdicts_by_metric
 __all__ = [
     "Gate",
     "PairMetric",
+    "Resolved",
     "Threshold",
     "Verdict",
     "breaks",
@@ -38,7 +40,7 @@ __all__ = [
     "parse_threshold",
     "register",
     "registered",
-    "resolve_one",
+    "resolve",
     "resolve_thresholds",
     "stagnant_loops",
     "verdicts_by_metric",

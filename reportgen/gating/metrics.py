@@ -411,12 +411,13 @@ FAIL_ON_THRASH = Gate(
     "Fail (exit 3) when any step shows thrash.",
     bound="switch",
 )
-OTHER_GATES: tuple[Gate, ...] = (
-    MIN_CONVERGENCE,
+#: The gates of ``reportgen iterations`` (one coding loop), in report order.
+ITERATION_GATES: tuple[Gate, ...] = (
     MAX_SPEND_PER_CERTIFIED_STEP,
     MAX_TOOL_ERROR_RATE,
     FAIL_ON_THRASH,
 )
+OTHER_GATES: tuple[Gate, ...] = (MIN_CONVERGENCE, *ITERATION_GATES)
 
 
 def pair_metrics() -> tuple[PairMetric, ...]:

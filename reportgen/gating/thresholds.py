@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from reportgen.errors import UsageError
 from reportgen.gating.metrics import (
+    ITERATION_GATES,
     LABEL_METRICS,
+    MIN_CONVERGENCE,
     OTHER_GATES,
     Gate,
     label_gates,
@@ -104,20 +106,85 @@ def assertion_names(gate: Gate) -> tuple[str, ...]:
     return (gate.config_key, gate.keyword)
 
 
+#: Who reads thresholds: the commands, and ``assertions`` for ``assert_no_regressions`` and
+#: the pytest plugin (the [assertions] section; every command reads [cli]).
+Command = Literal["compare", "gate", "build", "iterations", "converge", "assertions"]
+COMMANDS: tuple[Command, ...] = ("compare", "gate", "build", "iterations", "converge", "assertions")
+#: Who judges the label-level verdicts, and so reads LABEL_OPTIONS.
+LABEL_COMMANDS: tuple[Command, ...] = ("compare", "gate", "assertions")
+#: Keys that name a gate but that nothing reading their section applies: refused with why,
+#: rather than accepted and ignored (a config that sets one would pass where it should fail).
+REFUSED: dict[Section, dict[str, str]] = {
+    "cli": {},
+    "assertions": {
+        "min_convergence": "assert_no_regressions and the pytest plugin judge the pairs of a "
+        "comparison, not groups of repeated runs of a task; set min_convergence in [cli] for "
+        "`reportgen gate` and `reportgen converge`",
+    },
+}
+
+
+def section_of(command: Command) -> Section:
+    """The config section ``command`` reads: [assertions] for the API and plugin, else [cli]."""
+    return "assertions" if command == "assertions" else "cli"
+
+
+def command_gates(command: Command) -> tuple[Gate, ...]:
+    """The gates ``command`` applies, each from its flag (keyword) over its config key."""
+    pair_level = (*pair_gates(), *label_gates())
+    if command in ("compare", "build", "assertions"):
+        return pair_level
+    if command == "gate":
+        return (*pair_level, MIN_CONVERGENCE)
+    if command == "converge":
+        return (MIN_CONVERGENCE,)
+    return ITERATION_GATES
+
+
+def _names(gate: Gate, section: Section) -> tuple[str, ...]:
+    """The keys ``gate``'s threshold goes by in ``section`` (in [assertions]: both spellings
+    of a pair gate)."""
+    if section == "assertions" and gate in pair_gates():
+        return assertion_names(gate)
+    return (gate.config_key,)
+
+
+def key_commands(section: Section) -> dict[str, tuple[Command, ...]]:
+    """Every key ``section`` accepts -> who reads it (``assertions``: assert_no_regressions
+    and the pytest plugin). A key is read by the commands that have its flag; the others
+    leave it to them."""
+    owners: dict[str, list[Command]] = {}
+    for command in COMMANDS:
+        if section_of(command) != section:
+            continue
+        keys = [name for gate in command_gates(command) for name in _names(gate, section)]
+        keys += LABEL_OPTIONS if command in LABEL_COMMANDS else ()
+        keys += ASSERTION_SWITCHES if section == "assertions" else ()
+        for key in keys:
+            owners.setdefault(key, []).append(command)
+    return {key: tuple(commands) for key, commands in owners.items()}
+
+
 def known_keys(section: Section) -> set[str]:
-    """The keys a config section may hold: every gate's config key ([cli]), or its names
-    (:func:`assertion_names`) and the switches ([assertions])."""
-    if section == "cli":
-        keys = {g.config_key for g in (*pair_gates(), *label_gates(), *OTHER_GATES)}
-        return keys | set(LABEL_OPTIONS)
-    names = {n for g in pair_gates() for n in assertion_names(g)}
-    names |= {g.config_key for g in label_gates()}
-    others = {g.keyword for g in OTHER_GATES if g.keyword}
-    return names | others | set(ASSERTION_SWITCHES) | set(LABEL_OPTIONS)
+    """The keys a config section may hold, each read by some command (:func:`key_commands`)."""
+    return set(key_commands(section))
+
+
+def refused_keys(section: Section) -> dict[str, str]:
+    """Keys of ``section`` refused with a usage error, and why (:data:`REFUSED`)."""
+    return dict(REFUSED[section])
+
+
+def section_name(path: Path | None, section: str) -> str:
+    """How ``section`` is written in the file ``path``: ``[cli]``, ``[tool.reportgen.cli]``."""
+    if path is not None and path.name == "pyproject.toml":
+        return f"[tool.reportgen.{section}]"
+    return f"[{section}]"
 
 
 def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
-    """The [cli] and [assertions] sections of a config file; unknown keys are usage errors."""
+    """The [cli], [assertions] and [site] sections of a config file; an unknown section or
+    key, or a refused one (:func:`refused_keys`), is a usage error naming file, section, key."""
     if path is None:
         return {}
     try:
@@ -130,85 +197,57 @@ def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
     for section, values in data.items():
         if section not in ("cli", "assertions", "site") or not isinstance(values, dict):
             raise UsageError(
-                f"{path}: unknown section [{section}] (known: [cli], [assertions], [site])"
+                f"{path}: unknown section {section_name(path, section)} "
+                "(known: [cli], [assertions], [site])"
             )
+        refused: dict[str, str] = {}
         if section == "site":
             known = set(SITE_KEYS)
         else:
             known = known_keys("cli" if section == "cli" else "assertions")
+            refused = refused_keys("cli" if section == "cli" else "assertions")
         for key in values:
+            if key in refused:
+                raise UsageError(
+                    f"{path}: {section_name(path, section)} {key} is refused: {refused[key]}"
+                )
             if key not in known:
                 raise UsageError(
-                    f"{path}: [{section}] unknown key {key!r} (known: {', '.join(sorted(known))})"
+                    f"{path}: {section_name(path, section)} unknown key {key!r} "
+                    f"(known: {', '.join(sorted(known))})"
                 )
         sections[section] = values
     return sections
 
 
-def _key(gate: Gate, section: Section, config: Mapping[str, Any], where: object) -> str | None:
+def _key(gate: Gate, section: Section, config: Mapping[str, Any], where: str) -> str | None:
     """The key ``config`` gives ``gate``'s threshold under (None: not given); both spellings
     of one threshold at once is a usage error."""
-    if section == "cli":
-        return gate.config_key if gate.config_key in config else None
-    if gate in pair_gates():
-        names: tuple[str | None, ...] = assertion_names(gate)
-    elif gate in label_gates():
-        names = (gate.config_key,)
-    else:
-        names = (gate.keyword,)
-    given = [name for name in names if name and name in config]
+    given = [name for name in _names(gate, section) if name in config]
     if len(given) > 1:
-        raise UsageError(f"{where}: [{section}] sets both {' and '.join(given)}; keep one")
+        raise UsageError(f"{where}: sets both {' and '.join(given)}; keep one")
     return given[0] if given else None
 
 
-def resolve_thresholds(
-    flags: Mapping[str, float | None], config_path: Path | None, section: Section = "cli"
-) -> list[Threshold]:
-    """Pair-gate and label-level thresholds in force (``max_success_drop`` ...): flags (by
-    gate name) override the config file's ``section``; gates set nowhere are off."""
-    config = load_config(config_path).get(section, {})
-    found: list[Threshold] = []
-    for gate in (*pair_gates(), *label_gates()):
-        key = _key(gate, section, config, config_path)
-        flag_value = flags.get(gate.name)
-        if flag_value is not None:
-            found.append(
-                Threshold(gate.name, check_threshold(gate, flag_value, "command line"), gate.flag)
-            )
-        elif key is not None:
-            where = f"{config_path} [{section}] {key}"
-            found.append(
-                Threshold(
-                    gate.name, check_threshold(gate, config[key], str(config_path), key), where
-                )
-            )
-    allow_loops = config.get("allow_loops")
-    if allow_loops is False and not any(t.gate == "loops" for t in found):
-        found.append(Threshold("loops", 0.0, f"{config_path} [{section}] allow_loops = false"))
-    elif allow_loops not in (None, True, False):
-        raise UsageError(f"{config_path}: allow_loops must be true or false, got {allow_loops!r}")
-    return found
-
-
-def resolve_one(
-    gate: Gate, flag_value: float | None, config_path: Path | None, section: Section = "cli"
+def _resolve_gate(
+    gate: Gate, given: float | bool | None, config: Mapping[str, Any], where: str, section: Section
 ) -> Threshold | None:
-    """One gate's threshold in force (flag over config), for the gates of other grains."""
-    if flag_value is not None:
-        return Threshold(gate.name, check_threshold(gate, flag_value, "command line"), gate.flag)
-    config = load_config(config_path).get(section, {})
-    key = _key(gate, section, config, config_path)
-    configured = config.get(key) if key else None
-    if configured is None:
+    """One gate's threshold in force: the given value (a flag, keyword or pytest option) over
+    the config's key over off. A switch (``--fail-on-thrash``) in force is a threshold of 1:
+    its key must be true or false."""
+    if given is not None and given is not False:
+        if gate.bound == "switch":
+            return Threshold(gate.name, 1.0, gate.flag)
+        return Threshold(gate.name, check_threshold(gate, given, "command line"), gate.flag)
+    key = _key(gate, section, config, where)
+    if key is None:
         return None
-    where = f"{config_path} [{section}] {key}"
-    return Threshold(gate.name, check_threshold(gate, configured, where, key), where)
-
-
-def pair_gate_metric(name: str) -> str:
-    """The JSON-contract key that gate ``name`` reads (the site marks that row)."""
-    return metric_for_gate(name).key
+    value = config[key]
+    if gate.bound == "switch":
+        if not isinstance(value, bool):
+            raise UsageError(f"{where}: {key} must be true or false, got {value!r}")
+        return Threshold(gate.name, 1.0, f"{where} {key}") if value else None
+    return Threshold(gate.name, check_threshold(gate, value, where, key), f"{where} {key}")
 
 
 @dataclass(frozen=True)
@@ -220,6 +259,82 @@ class LabelOptions:
     alpha: float = DEFAULT_ALPHA
     min_effect: dict[str, float] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What one command gates on: the thresholds in force, in registry order (a switch that
+    is on is a threshold of 1), and the label-level options, each saying where it came from."""
+
+    command: Command
+    thresholds: tuple[Threshold, ...] = ()
+    label: LabelOptions = field(default_factory=LabelOptions)
+
+    def get(self, gate: Gate) -> Threshold | None:
+        """``gate``'s threshold in force (None: off)."""
+        return next((t for t in self.thresholds if t.gate == gate.name), None)
+
+    def of(self, gates: Sequence[Gate]) -> list[Threshold]:
+        """The thresholds in force of ``gates``."""
+        names = {g.name for g in gates}
+        return [t for t in self.thresholds if t.gate in names]
+
+
+def resolve(
+    command: Command,
+    config_path: Path | None,
+    given: Mapping[str, float | bool | None] | None = None,
+    *,
+    fail_on_regression: bool | None = None,
+    alpha: float | None = None,
+    min_effect: Mapping[str, float] | None = None,
+) -> Resolved:
+    """The one place thresholds are resolved, for every command and the API: for each gate
+    ``command`` applies (:func:`command_gates`), the ``given`` value (flags, keywords, pytest
+    options, by gate name; None or False: not given) over the config file's section for it
+    ([assertions] for ``assertions``, else [cli]) over off; the label-level options likewise
+    for the commands that judge them. The whole file is checked first: an unknown or refused
+    key in any section is a usage error, and so is a bad value of a key the command reads.
+    Keys of other commands' gates are theirs (``compare`` leaves ``max_tool_error_rate`` to
+    ``iterations``)."""
+    section = section_of(command)
+    config = load_config(config_path).get(section, {})
+    where = f"{config_path} {section_name(config_path, section)}"
+    gates = command_gates(command)
+    stray = set(given or {}) - {g.name for g in gates}
+    if stray:
+        raise ValueError(f"{command} applies no gate named {', '.join(sorted(stray))}")
+    found = [
+        threshold
+        for gate in gates
+        if (threshold := _resolve_gate(gate, (given or {}).get(gate.name), config, where, section))
+    ]
+    if section == "assertions":
+        allow_loops = config.get("allow_loops")
+        if allow_loops not in (None, True, False):
+            raise UsageError(f"{where}: allow_loops must be true or false, got {allow_loops!r}")
+        if allow_loops is False and not any(t.gate == "loops" for t in found):
+            found.append(Threshold("loops", 0.0, f"{where} allow_loops = false"))
+    if command not in LABEL_COMMANDS:
+        if fail_on_regression or alpha is not None or min_effect:
+            raise ValueError(f"{command} judges no label-level verdicts")
+        return Resolved(command, tuple(found))
+    label = _label_options(config, where, fail_on_regression, alpha, min_effect)
+    return Resolved(command, tuple(found), label)
+
+
+def resolve_thresholds(
+    flags: Mapping[str, float | None], config_path: Path | None, section: Section = "cli"
+) -> list[Threshold]:
+    """The pair-gate and label-level thresholds :func:`resolve` finds for ``compare`` (or,
+    with ``section="assertions"``, for the API)."""
+    command: Command = "assertions" if section == "assertions" else "compare"
+    return list(resolve(command, config_path, flags).thresholds)
+
+
+def pair_gate_metric(name: str) -> str:
+    """The JSON-contract key that gate ``name`` reads (the site marks that row)."""
+    return metric_for_gate(name).key
 
 
 def check_alpha(value: object, source: str) -> float:
@@ -251,19 +366,16 @@ def check_min_effects(values: object, source: str) -> dict[str, float]:
     return out
 
 
-def resolve_label_options(
-    config_path: Path | None,
-    section: Section = "cli",
-    *,
-    fail_on_regression: bool | None = None,
-    alpha: float | None = None,
-    min_effect: Mapping[str, float] | None = None,
+def _label_options(
+    config: Mapping[str, Any],
+    where: str,
+    fail_on_regression: bool | None,
+    alpha: float | None,
+    min_effect: Mapping[str, float] | None,
 ) -> LabelOptions:
     """The label-level options in force: a given value (flag, keyword, pytest option) over
-    the config file's ``section`` over the defaults (off, 0.05, the registry's effects);
-    ``min_effect`` entries merge, the given ones winning."""
-    config = load_config(config_path).get(section, {})
-    where = f"{config_path} [{section}]"
+    the config section over the defaults (off, 0.05, the registry's effects); ``min_effect``
+    entries merge, the given ones winning."""
     sources: dict[str, str] = {}
     fail = config.get("fail_on_regression")
     if fail is not None and not isinstance(fail, bool):
@@ -280,3 +392,23 @@ def resolve_label_options(
     effects = check_min_effects(config.get("min_effect", {}), where)
     effects.update(check_min_effects(dict(min_effect or {}), "given"))
     return LabelOptions(bool(fail), level, effects, sources)
+
+
+def resolve_label_options(
+    config_path: Path | None,
+    section: Section = "cli",
+    *,
+    fail_on_regression: bool | None = None,
+    alpha: float | None = None,
+    min_effect: Mapping[str, float] | None = None,
+) -> LabelOptions:
+    """The label-level options :func:`resolve` finds for ``compare`` (or, with
+    ``section="assertions"``, for the API)."""
+    command: Command = "assertions" if section == "assertions" else "compare"
+    return resolve(
+        command,
+        config_path,
+        fail_on_regression=fail_on_regression,
+        alpha=alpha,
+        min_effect=min_effect,
+    ).label

@@ -2,21 +2,46 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from reportgen.gating.metrics import MAX_SPEND_PER_CERTIFIED_STEP, MAX_TOOL_ERROR_RATE
+from reportgen.gating.metrics import (
+    FAIL_ON_THRASH,
+    ITERATION_GATES,
+    MAX_SPEND_PER_CERTIFIED_STEP,
+    MAX_TOOL_ERROR_RATE,
+)
+from reportgen.gating.thresholds import Threshold
 from reportgen.gating.verdict import breaks
 from reportgen.iterations.model import RunProgress
 
 
 @dataclass(frozen=True)
 class IterationGates:
-    """Thresholds; None (or False) leaves a gate off."""
+    """Thresholds; None (or False) leaves a gate off. ``sources``: where each threshold in
+    force came from, by gate key (``--max-tool-error-rate``, ``reportgen.toml [cli]
+    max_tool_error_rate``)."""
 
     max_spend_per_certified_step: float | None = None  # USD
     max_tool_error_rate: float | None = None  # errors / calls, 0..1
     fail_on_thrash: bool = False
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_thresholds(cls, thresholds: Iterable[Threshold]) -> IterationGates:
+        """The gates of the iteration thresholds in force (:func:`reportgen.gating.resolve`
+        for ``iterations``), with their sources."""
+        by_gate = {t.gate: t for t in thresholds}
+        spend, errors = (
+            by_gate.get(g.name) for g in (MAX_SPEND_PER_CERTIFIED_STEP, MAX_TOOL_ERROR_RATE)
+        )
+        return cls(
+            None if spend is None else spend.value,
+            None if errors is None else errors.value,
+            FAIL_ON_THRASH.name in by_gate,
+            {g.config_key: by_gate[g.name].source for g in ITERATION_GATES if g.name in by_gate},
+        )
 
     def active(self) -> bool:
         """True when at least one gate is on."""
@@ -37,6 +62,7 @@ class GateVerdict:
     value: float | list[str] | None
     threshold: float | bool
     message: str
+    source: str = ""  # where the threshold came from ("" when not said)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data."""
@@ -53,7 +79,15 @@ def check_gates(runs: list[RunProgress], gates: IterationGates) -> list[GateVerd
             verdicts.append(_tool_errors(run, gates.max_tool_error_rate))
         if gates.fail_on_thrash:
             verdicts.append(_thrash(run))
-    return verdicts
+    return [_sourced(v, gates.sources.get(v.gate, "")) for v in verdicts]
+
+
+def _sourced(verdict: GateVerdict, source: str) -> GateVerdict:
+    """The verdict with where its threshold came from; its message says so when that is not
+    a flag of the command line (a config file's key)."""
+    if not source or source.startswith("--"):
+        return replace(verdict, source=source)
+    return replace(verdict, source=source, message=f"{verdict.message} (from {source})")
 
 
 def _spend(run: RunProgress, limit: float) -> GateVerdict:

@@ -44,6 +44,7 @@ def report_data(
                 "max_tool_error_rate": gates.max_tool_error_rate,
                 "fail_on_thrash": gates.fail_on_thrash,
             },
+            "sources": dict(gates.sources),
             "verdicts": [v.to_dict() for v in verdicts],
             "passed": all(v.passed for v in verdicts),
         },
