@@ -17,6 +17,7 @@ from reportgen.gating import Threshold, find_config, judge, pair_gates, resolve_
 from reportgen.gating.metrics import label_gates
 from reportgen.gating.thresholds import assertion_names, resolve_label_options
 from reportgen.statistics import attach_statistics
+from reportgen.statistics.report import level_text
 
 __all__ = ["Comparison", "RegressionError", "assert_no_regressions", "compare", "compare_archive"]
 
@@ -159,7 +160,8 @@ def assert_no_regressions(
     if options.fail_on_regression:
         problems += [
             f"{m['metric']}: regression ({m['baseline']:.6g} -> {m['candidate']:.6g},"
-            f" p = {m['p_value']:.3g} after Holm at alpha {options.alpha:g})"
+            f" {level_text(m['ci_level'])} % CI {m['ci_low']:.6g} to {m['ci_high']:.6g},"
+            f" the {m['family']} metrics' level at alpha {options.alpha:g})"
             for m in stats["metrics"]
             if m["verdict"] == "regression"
         ]
