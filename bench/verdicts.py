@@ -3,12 +3,13 @@
     PYTHONPATH=. python bench/verdicts.py [--tasks 10000] [--trials 5] [--rounds 3] [--naive]
 
 Times ``attach_statistics`` (every label-level metric of the registry: per-task means,
-intervals, the seeded paired bootstrap of the totals, Holm, verdicts, variance shares, pass^k)
-and the task classes on seeded pair records, as ``compare`` and ``gate`` call them once the
-pairs' metrics are known (making the records is not timed), and prints the whole process's
-seconds too (imports, records, statistics). ``--naive`` also times the naive way over the
-same records: per-task sums in a dict, pair by pair, and the bootstrap as a Python loop over
-resamples (one numpy gather per resample and metric), and prints the ratio."""
+intervals at their families' levels, the seeded paired bootstrap of the totals, verdicts,
+variance shares, pass^k) and the task classes on seeded pair records, as ``compare`` and
+``gate`` call them once the pairs' metrics are known (making the records is not timed), and
+prints the whole process's seconds too (imports, records, statistics). ``--naive`` also times
+the naive way over the same records: per-task sums in a dict, pair by pair, and the bootstrap
+as a Python loop over resamples (one numpy gather per resample and metric), and prints the
+ratio."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from reportgen.divergence.compare import Comparison, compare_labels, compare_pat
 from reportgen.gating import Threshold, judge
 from reportgen.statistics import attach_statistics
 from reportgen.statistics.headline import gates_sentence, headline
+from reportgen.statistics.report import level_text
 from reportgen.statistics.summary import ALPHA
 
 
@@ -92,9 +93,7 @@ def judged(comparison: Comparison, judging: Judging) -> Comparison:
         min_effect=dict(judging.min_effect) or None,
     )
     gates = gates_sentence(comparison.gates_set, comparison.passed, comparison.failure_line())
-    comparison.headline = headline(
-        stats["metrics"], stats["tasks"], alpha=stats["alpha"], gates=gates
-    )
+    comparison.headline = headline(stats["metrics"], stats["tasks"], gates=gates)
     return comparison
 
 
@@ -121,7 +120,8 @@ def violations_in_words(comparison: Comparison) -> list[str]:
     if stats.get("fail_on_regression"):
         lines += [
             f"{m['metric']}: regression ({m['baseline']:.6g} -> {m['candidate']:.6g},"
-            f" p = {m['p_value']:.3g} at alpha {stats['alpha']:g})"
+            f" {level_text(m['ci_level'])} % CI {m['ci_low']:.6g} to {m['ci_high']:.6g},"
+            f" the {m['family']} metrics' level at alpha {stats['alpha']:g})"
             for m in stats["metrics"]
             if m["verdict"] == "regression"
         ]

@@ -39,17 +39,18 @@ FailOnRegression = Annotated[
     bool,
     typer.Option(
         "--fail-on-regression",
-        help="Exit 3 when a label-level verdict (summary.metrics) is 'regression': a change "
-        "significant at --alpha after Holm's correction, in the worse direction ([cli] "
-        "fail_on_regression = true does the same).",
+        help="Exit 3 when a label-level verdict (summary.metrics) is 'regression': the "
+        "metric's interval, at its family's Bonferroni level for --alpha, excludes 0 on the "
+        "worse side ([cli] fail_on_regression = true does the same).",
     ),
 ]
 Alpha = Annotated[
     float | None,
     typer.Option(
         "--alpha",
-        help="Significance level of the label-level verdicts (95 % intervals at 0.05; default: "
-        "[cli] alpha, else 0.05).",
+        help="Family-wise significance level of the label-level verdicts, for the outcomes "
+        "and for the other metrics each (at 0.05: 97.5 % intervals for each of two outcomes; "
+        "default: [cli] alpha, else 0.05).",
         show_default=False,
     ),
 ]

@@ -274,7 +274,10 @@ class LabelMetric:
     ``min_effect`` is the smallest change worth a verdict, in the unit of the delta (a rate's
     points as a fraction, a mean's own unit, a total's relative change); an interval inside
     ± it is ``no_change``. ``gate``, when given, is a label-level threshold on the point
-    change (how far the candidate may fall), e.g. ``--max-success-drop``."""
+    change (how far the candidate may fall), e.g. ``--max-success-drop``. ``family`` is the
+    family of verdicts the metric is judged in: ``primary`` the outcomes (success, reward),
+    ``secondary`` the path, cost and effort metrics; each family keeps its own chance of a
+    false verdict at alpha (docs/statistics.md)."""
 
     name: str
     label: str
@@ -285,6 +288,7 @@ class LabelMetric:
     baseline: Callable[[Pair], float | None] | None = None
     gate: Gate | None = None
     scale: float = 1.0  # the gate's unit per unit of delta (a rate's 100 points)
+    family: Literal["primary", "secondary"] = "secondary"
 
 
 def _number(key: str) -> Callable[[Pair], float | None]:
@@ -332,9 +336,10 @@ MAX_REWARD_DROP = Gate(
 LABEL_METRICS: tuple[LabelMetric, ...] = (
     LabelMetric("success_rate", "success", "rate", "lower", 0.05,
                 _number("candidate_success"), _number("baseline_success"),
-                gate=MAX_SUCCESS_DROP, scale=100.0),
+                gate=MAX_SUCCESS_DROP, scale=100.0, family="primary"),
     LabelMetric("reward", "reward", "mean", "lower", 0.05,
-                _number("candidate_reward"), _number("baseline_reward"), gate=MAX_REWARD_DROP),
+                _number("candidate_reward"), _number("baseline_reward"), gate=MAX_REWARD_DROP,
+                family="primary"),
     LabelMetric("trajectory_divergence_index", "TDI", "floor", "higher", 0.1,
                 _number("trajectory_divergence_index")),
     LabelMetric("candidate_wei", "WEI", "mean", "higher", 0.05,

@@ -183,7 +183,7 @@ def verdict_bars(
     a change is too small to matter). Colour: the verdict; hover: the numbers in the metric's
     own units and what they mean."""
     colours = {"regression": "#c62828", "improvement": "#2e7d32", "no_change": "#1f5fa8",
-               "insufficient_data": "#8a8a8a"}  # fmt: skip
+               "inconclusive": "#8a8a8a"}  # fmt: skip
     traces = []
     reach: list[float] = []  # how far from 0 the dots and intervals go
     for verdict, colour in colours.items():
@@ -239,7 +239,8 @@ def verdict_bars(
     layout["xaxis"]["range"] = [-edge, edge]  # a huge interval would flatten every other one
     return Chart(
         chart_id,
-        "Change of each metric with its 95 % interval, in units of its minimum effect",
+        "Change of each metric with the interval its verdict is read from (at its family's "
+        "level), in units of its minimum effect",
         {"data": traces, "layout": layout},
         len(rows),
     )

@@ -68,9 +68,12 @@ EXTRA: dict[str, str] = {
     "repeats": "Repeats: steps repeated back to back whose input or output changes each time "
     "(a search over routes, an edit-and-test cycle): not loops, no alarm.",
     "wasted steps": "Steps that errored, were retried or abandoned.",
-    "CI": "95 % confidence interval of the change: if the study were repeated, 95 % of such "
-    "intervals would hold the true change.",
-    "p": "The p-value after Holm's correction across the metrics tested together.",
+    "CI": "Confidence interval of the change at the level printed beside it (its family's "
+    "Bonferroni level, e.g. 97.5 % for each of two outcome metrics): if the study were "
+    "repeated, that share of such intervals would hold the true change. The verdict is read "
+    "from it.",
+    "p": "The p-value after Bonferroni's correction within the metric's family (the outcomes, "
+    "or the path, cost and effort metrics).",
     "pp": "Percentage points: 91.7 % → 75.0 % is \N{MINUS SIGN}16.7 pp.",
 }
 

@@ -36,7 +36,6 @@ from reportgen.statistics import label_statistics, task_classes
 from reportgen.statistics.headline import headline
 from reportgen.statistics.methods import wilson
 from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
-from reportgen.statistics.summary import ALPHA
 
 Verdicts = Callable[[PairRecord], dict[str, bool] | None]
 
@@ -438,19 +437,21 @@ def night_statistics(data: SiteData) -> NightStats:
     return out
 
 
-def verdict_row(entry: dict[str, Any], alpha: float = ALPHA) -> dict[str, Any]:
-    """One metric's row of a verdict table: its numbers as text, the interval, the verdict
-    and the tooltip that says what they mean."""
-    parts = verdict_parts(entry, alpha)
+def verdict_row(entry: dict[str, Any]) -> dict[str, Any]:
+    """One metric's row of a verdict table: its numbers as text, the interval at its level
+    (the one its verdict was read from), the verdict and the tooltip that says what they
+    mean."""
+    parts = verdict_parts(entry)
     return {
         **parts,
         "metric": entry["metric"],
         "verdict": entry["verdict"],
-        "line": verdict_line(entry, alpha),
+        "line": verdict_line(entry),
         "p_value": entry["p_value"],
         "n_tasks": entry["n_tasks"],
         "method": entry["method"],
-        "explain": verdict_explanation(entry, alpha),
+        "family": entry["family"],
+        "explain": verdict_explanation(entry),
     }
 
 

@@ -1,7 +1,7 @@
 """The matrix page (``compare/matrix.html``): several configurations against one baseline side
-by side — each comparison's latest night with its label-level metrics (change, 95 % interval,
-verdict from the statistics package), its newly broken and fixed tasks, and the cost against
-success of every label compared."""
+by side — each comparison's latest night with its label-level metrics (change, the interval
+at its family's level, the verdict read from it by the statistics package), its newly broken
+and fixed tasks, and the cost against success of every label compared."""
 
 from __future__ import annotations
 

@@ -8,15 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reportgen.gating.metrics import LABEL_METRICS
-from reportgen.statistics.report import verdict_parts
+from reportgen.statistics.report import verdict_parts, verdict_words
 
 #: Tasks named in the sentence at most, per class; the rest are counted.
 NAMED_TASKS = 3
 #: Outcomes: when they cannot tell, the sentence says so and what more data would take.
 PRIMARY = ("success_rate", "reward")
-UNDECIDED = ("inconclusive", "insufficient_data")
-LABELS = {m.name: m for m in LABEL_METRICS}
 
 
 def _task_name(key: str) -> str:
@@ -31,41 +28,27 @@ def _tasks(count: int, names: Sequence[str], what: str) -> str:
     return f"{count} task{'s' if count != 1 else ''} {what}{listed}"
 
 
-def _change(entry: Mapping[str, Any], alpha: float) -> str:
-    parts = verdict_parts(entry, alpha)
+def _change(entry: Mapping[str, Any]) -> str:
+    parts = verdict_parts(entry)
     return f"{parts['label']} {parts['delta']}"
 
 
-def _effect(entry: Mapping[str, Any]) -> str:
-    """The minimum effect of interest in the delta's unit: points, percent or the metric's own."""
-    kind = LABELS[entry["metric"]].kind
-    effect = float(entry["min_effect"])
-    if kind == "rate":
-        return f"{100 * effect:g} pp"
-    return f"{100 * effect:g} %" if kind == "total" else f"{effect:g}"
-
-
-def _undecided(entry: Mapping[str, Any], alpha: float) -> str:
-    needed = entry.get("tasks_needed")
-    if not needed or needed <= entry.get("n_tasks", 0):
-        return f"{_change(entry, alpha)} (inconclusive)"
-    return (
-        f"{_change(entry, alpha)} (inconclusive; about {needed} tasks would show a change of"
-        f" {_effect(entry)})"
-    )
+def _undecided(entry: Mapping[str, Any]) -> str:
+    """``success -21.7 pp (inconclusive, needs about 564 tasks to see a change of 5.0 pp)``:
+    the words of the metric's verdict line."""
+    return f"{_change(entry)} ({verdict_words(entry)})"
 
 
 def headline(
     metrics: Sequence[Mapping[str, Any]],
     tasks: Mapping[str, Any],
     *,
-    alpha: float = 0.05,
     gates: str | None = None,
 ) -> str:
     """One sentence: ``Worse: 2 tasks newly broken (migrate-db, review-pull-request); cost
-    +38.5 %, tokens +21.9 % (significant); success -21.7 pp (inconclusive, about 60 tasks
-    would show a change of 5 pp). No gates set.`` ``gates``: the gates' outcome as a sentence of its own (None:
-    none is said, as on a site page)."""
+    +38.5 %, tokens +21.9 % (significant); success -21.7 pp (inconclusive, needs about 60
+    tasks to see a change of 5.0 pp). No gates set.`` ``gates``: the gates' outcome as a
+    sentence of its own (None: none is said, as on a site page)."""
     worse, better, open_ = [], [], []
     if tasks.get("newly_broken"):
         worse.append(
@@ -73,8 +56,8 @@ def headline(
         )
     if tasks.get("fixed"):
         better.append(_tasks(tasks["fixed"], tasks.get("fixed_tasks", []), "fixed"))
-    regressions = [_change(m, alpha) for m in metrics if m["verdict"] == "regression"]
-    improvements = [_change(m, alpha) for m in metrics if m["verdict"] == "improvement"]
+    regressions = [_change(m) for m in metrics if m["verdict"] == "regression"]
+    improvements = [_change(m) for m in metrics if m["verdict"] == "improvement"]
     if regressions:
         worse.append(", ".join(regressions) + " (significant)")
     if improvements:
@@ -82,10 +65,10 @@ def headline(
     for entry in metrics:
         if (
             entry["metric"] in PRIMARY
-            and entry["verdict"] in UNDECIDED
+            and entry["verdict"] == "inconclusive"
             and entry["delta"] is not None
         ):
-            open_.append(_undecided(entry, alpha))
+            open_.append(_undecided(entry))
     if worse and better:
         lead = f"Worse: {'; '.join(worse)}. Better: {'; '.join(better)}"
     elif worse:

@@ -16,9 +16,9 @@ import numpy.typing as npt
 from scipy import stats
 
 FloatArray = npt.NDArray[np.float64]
-Verdict = Literal["regression", "improvement", "no_change", "insufficient_data"]
+Verdict = Literal["regression", "improvement", "no_change", "inconclusive"]
 _CHUNK_CELLS = 1 << 16  # task draws per chunk of the bootstrap (512 KiB of int64: in cache)
-VERDICTS: tuple[Verdict, ...] = ("regression", "improvement", "no_change", "insufficient_data")
+VERDICTS: tuple[Verdict, ...] = ("regression", "improvement", "no_change", "inconclusive")
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,9 @@ def min_detectable_effect(half_width: float, n: int, alpha: float, power: float 
 
 def holm(p_values: npt.ArrayLike) -> FloatArray:
     """Holm's step-down adjustment of a family of p-values (NaN entries are not part of the
-    family and stay NaN): controls the chance of any false regression across the metrics."""
+    family and stay NaN): controls the chance of any false rejection across the family. The
+    label-level verdicts do not use it: a step-down procedure has no interval that agrees
+    with it, so they read Bonferroni-level intervals instead (:func:`family_alphas`)."""
     p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     known = np.flatnonzero(~np.isnan(p))
@@ -248,7 +250,7 @@ def benjamini_hochberg(p_values: npt.ArrayLike) -> FloatArray:
     """Benjamini-Hochberg q-values of a family of p-values (``scipy.stats``'s
     false_discovery_control; NaN entries are not part of the family and stay NaN): for the
     flags of a dashboard, where many series are scanned at once and a few false flags among
-    many true ones are tolerable, unlike a gate (Holm)."""
+    many true ones are tolerable, unlike a gate (family-wise error, :func:`family_alphas`)."""
     p = np.asarray(p_values, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     known = ~np.isnan(p)
@@ -257,28 +259,51 @@ def benjamini_hochberg(p_values: npt.ArrayLike) -> FloatArray:
     return out
 
 
+def family_alphas(
+    families: npt.ArrayLike, present: npt.ArrayLike, alpha: float
+) -> tuple[FloatArray, FloatArray]:
+    """Bonferroni within each family: every metric is judged at ``alpha / m``, with ``m`` the
+    metrics of its family that have data (``present``; a metric without data costs the
+    others nothing). Returns each metric's level and its family's ``m`` (at least 1), so
+    that each family's chance of any false verdict stays at or below ``alpha``."""
+    fam = np.asarray(families)
+    has = np.asarray(present, dtype=bool)
+    if fam.size == 0:
+        return np.zeros(0), np.zeros(0)
+    _, group = np.unique(fam, return_inverse=True)
+    m = np.maximum(np.bincount(group.ravel(), weights=has.astype(np.float64))[group.ravel()], 1.0)
+    return alpha / m, m
+
+
+def bonferroni(p_values: npt.ArrayLike, m: npt.ArrayLike) -> FloatArray:
+    """Bonferroni-adjusted p-values, ``min(1, m · p)`` (NaN stays NaN): below alpha exactly
+    when the raw p-value is below ``alpha / m``."""
+    p = np.asarray(p_values, dtype=np.float64)
+    return np.minimum(p * np.asarray(m, dtype=np.float64), 1.0)
+
+
 def verdicts(
     estimate: Interval,
-    p_adjusted: npt.ArrayLike,
     *,
-    alpha: float,
     min_effect: float,
     worse_when: Literal["higher", "lower"],
 ) -> npt.NDArray[np.str_]:
-    """One verdict per comparison. ``regression`` / ``improvement``: significant at
-    ``alpha`` (after adjustment) in the worse / better direction; ``no_change``: the interval
-    lies inside ± ``min_effect``; else ``insufficient_data``."""
-    p = np.asarray(p_adjusted, dtype=np.float64)
+    """One verdict per comparison, read from its interval alone (so the verdict always
+    agrees with the interval printed beside it, at the interval's level):
+    ``regression`` / ``improvement``: the interval excludes 0 on the worse / better side;
+    ``no_change``: the interval lies inside ± ``min_effect``; else ``inconclusive`` (also
+    where there is no interval)."""
     sign = 1.0 if worse_when == "higher" else -1.0
-    worse = sign * estimate.delta
-    significant = p < alpha  # NaN compares False
-    inside = (estimate.high <= min_effect) & (estimate.low >= -min_effect)
-    regression = significant & (worse > 0)
-    improvement = significant & (worse < 0)
+    low, high = estimate.low, estimate.high
+    worse_low = np.where(sign > 0, low, -high)  # the interval of the change for the worse
+    worse_high = np.where(sign > 0, high, -low)
+    regression = worse_low > 0  # NaN compares False
+    improvement = worse_high < 0
+    inside = (high <= min_effect) & (low >= -min_effect)
     return np.select(
         [regression, improvement, inside],
         ["regression", "improvement", "no_change"],
-        default="insufficient_data",
+        default="inconclusive",
     )
 
 

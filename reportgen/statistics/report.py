@@ -32,15 +32,38 @@ def _units(kind: str, name: str) -> tuple[int, str, float, str, float, int]:
     return 3, "", 1.0, "", 1.0, 3
 
 
-def verdict_parts(entry: Mapping[str, Any], alpha: float = 0.05) -> dict[str, str]:
+def level_text(ci_level: float) -> str:
+    """An interval's level in percent with up to one decimal and no trailing zeros (95,
+    97.5, 99.3); more decimals only where one would round it to 100."""
+    text = "100"
+    for digits in range(1, 5):
+        text = f"{100 * ci_level:.{digits}f}".rstrip("0").rstrip(".")
+        if text != "100":
+            break
+    return text
+
+
+def effect_text(entry: Mapping[str, Any]) -> str:
+    """The metric's minimum effect of interest in the unit of its delta (5.0 pp, 10.0 %,
+    0.050)."""
+    metric = _LABELS[entry["metric"]]
+    *_, du, dscale, ddigits = _units(metric.kind, metric.name)
+    return _plain(entry["min_effect"] * dscale, ddigits, du)
+
+
+def verdict_parts(entry: Mapping[str, Any]) -> dict[str, str]:
     """One metric's numbers as text: ``baseline``, ``candidate``, ``delta``, ``ci`` (the
-    interval of the delta, or "no interval"), ``label`` (the metric's short name)."""
+    interval of the delta at its level, ``ci_level``, the one its verdict was read from; or
+    "no interval"), ``level`` (that level in percent), ``label`` (the metric's short
+    name)."""
     metric = _LABELS[entry["metric"]]
     digits, unit, scale, du, dscale, ddigits = _units(metric.kind, metric.name)
     b, c, d = entry["baseline"], entry["candidate"], entry["delta"]
     low, high = entry["ci_low"], entry["ci_high"]
     none = "\N{EN DASH}"
-    parts = {"label": metric.label, "baseline": none, "candidate": none, "delta": none}
+    level = level_text(entry["ci_level"])
+    parts = {"label": metric.label, "baseline": none, "candidate": none, "delta": none,
+             "level": level}  # fmt: skip
     if b is not None and c is not None:
         fd = 3 if metric.kind == "floor" else digits
         fs = 1.0 if metric.kind == "floor" else scale
@@ -55,41 +78,63 @@ def verdict_parts(entry: Mapping[str, Any], alpha: float = 0.05) -> dict[str, st
         parts["interval"] = (
             f"{_plain(low * dscale, ddigits)} to {_plain(high * dscale, ddigits, du)}"
         )
-        parts["ci"] = f"{100 * (1 - alpha):g} % CI {parts['interval']}"
+        parts["ci"] = f"{level} % CI {parts['interval']}"
     return parts
 
 
-def verdict_line(entry: Mapping[str, Any], alpha: float = 0.05) -> str:
-    """``success 91.7 % → 75.0 % (-16.7 pp, 95 % CI -30.1 to -3.2 pp): regression`` (printed
-    with a true minus sign)."""
+def verdict_words(entry: Mapping[str, Any]) -> str:
+    """The verdict, and for ``inconclusive`` what the power figures say: ``inconclusive,
+    needs about 160 tasks to see a change of 5.0 pp``."""
+    verdict = str(entry["verdict"])
+    needed, n = entry.get("tasks_needed"), entry["n_tasks"]
+    if verdict != "inconclusive" or not needed:
+        return verdict
+    if needed > n:
+        return f"{verdict}, needs about {needed} tasks to see a change of {effect_text(entry)}"
+    return f"{verdict}, its {n} tasks would see a change of {effect_text(entry)}; this one may be smaller"
+
+
+def verdict_line(entry: Mapping[str, Any]) -> str:
+    """``success 91.7 % → 75.0 % (-16.7 pp, 97.5 % CI -30.1 to -3.2 pp): regression``
+    (printed with a true minus sign): the interval is the one the verdict was read from, at
+    its level."""
     metric = _LABELS[entry["metric"]]
-    if entry["delta"] is None:
-        return f"{metric.label}: no paired tasks with this metric: insufficient_data"
-    parts = verdict_parts(entry, alpha)
+    if not entry["n_tasks"]:
+        return f"{metric.label}: no paired tasks with this metric: {entry['verdict']}"
+    parts = verdict_parts(entry)
     between = " between baseline runs" if metric.kind == "floor" else ""
-    values = f"{metric.label} {parts['baseline']}{between} → {parts['candidate']} ({parts['delta']}"
+    values = f"{metric.label} {parts['baseline']}{between} → {parts['candidate']}"
+    if entry["delta"] is None:  # a total whose baseline is 0: no relative change
+        return f"{values} (no change computable over {entry['n_tasks']} tasks): {entry['verdict']}"
     interval = ", no interval" if parts["ci"] == "no interval" else f", {parts['ci']}"
-    return f"{values}{interval}): {entry['verdict']}"
+    return f"{values} ({parts['delta']}{interval}): {verdict_words(entry)}"
 
 
 #: What each verdict means, for tooltips and the reports' glossary.
 VERDICT_MEANING = {
-    "regression": "significantly worse: the Holm-adjusted p-value is below alpha and the "
-    "change is in the worse direction",
-    "improvement": "significantly better: the Holm-adjusted p-value is below alpha and the "
-    "change is in the better direction",
+    "regression": "significantly worse: the interval, at its family's corrected level, lies "
+    "wholly on the worse side of 0",
+    "improvement": "significantly better: the interval, at its family's corrected level, lies "
+    "wholly on the better side of 0",
     "no_change": "not significant, and the whole interval lies within ± the minimum effect of "
     "interest: any change is too small to matter",
-    "insufficient_data": "the data cannot tell a change that matters from none (too few tasks, "
+    "inconclusive": "the data cannot tell a change that matters from none (too few tasks, "
     "too noisy, or the metric is missing): not a pass; run more tasks or trials",
 }
 
+#: The families of verdicts in words (``LabelMetric.family``).
+FAMILY_MEANING = {
+    "primary": "the outcomes, success and reward",
+    "secondary": "the path, cost and effort metrics",
+}
 
-def verdict_explanation(entry: Mapping[str, Any], alpha: float = 0.05) -> str:
-    """A tooltip for one metric's verdict: what the numbers are, the method, the interval,
-    the p-value, the verdict, and what more data would take."""
+
+def verdict_explanation(entry: Mapping[str, Any]) -> str:
+    """A tooltip for one metric's verdict: what the numbers are, the method, the interval
+    and its level, the p-value, the verdict, and what more data would take."""
     metric = _LABELS[entry["metric"]]
-    level = f"{100 * (1 - alpha):g} %"
+    family = entry["family"]
+    level = f"{level_text(entry['ci_level'])} %"
     what = {
         "rate": "the pass rate over tasks (each task's trials averaged first)",
         "mean": "the mean over tasks (each task's trials averaged first)",
@@ -100,17 +145,20 @@ def verdict_explanation(entry: Mapping[str, Any], alpha: float = 0.05) -> str:
     }[metric.kind]
     text = [
         f"{metric.label}: {what}.",
-        f"Interval: {level} confidence interval of the change ({entry['method']}).",
+        f"Interval: {level} confidence interval of the change ({entry['method']}), the "
+        f"level of a {family} metric (Bonferroni within {FAMILY_MEANING[family]}); the "
+        "verdict is read from it.",
     ]
     if entry.get("p_value") is not None:
-        text.append(f"p = {entry['p_value']:.3g} after Holm's correction across the metrics.")
+        text.append(f"p = {entry['p_value']:.3g} after Bonferroni's correction within the "
+                    f"{family} metrics.")  # fmt: skip
     text.append(f"{entry['verdict']}: {VERDICT_MEANING[entry['verdict']]}.")
     text.append(f"Tasks: {entry['n_tasks']}; runs {entry['n_trials_baseline']} baseline, "
                 f"{entry['n_trials_candidate']} candidate.")  # fmt: skip
     if entry.get("tasks_needed"):
         text.append(
             f"At this spread, about {entry['tasks_needed']} tasks would tell a change of "
-            f"{entry['min_effect']:g} from none."
+            f"{effect_text(entry)} from none."
         )
     if entry.get("k"):
         k = entry["k"]
@@ -146,7 +194,7 @@ def lead_lines(statistics: Mapping[str, Any] | None, markdown: bool) -> list[str
     """The lines that open a report: the verdicts, the label-level gates broken, the tasks."""
     if statistics is None:
         return []
-    lines = [verdict_line(m, statistics["alpha"]) for m in statistics["metrics"]]
+    lines = [verdict_line(m) for m in statistics["metrics"]]
     if markdown:
         lines = [f"- {line}" for line in lines]
     for v in statistics["label_violations"]:

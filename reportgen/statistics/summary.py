@@ -3,7 +3,9 @@
 per-task outcome classes, and the label-level gates (``--max-success-drop``, ...).
 
 The task is the unit: a task's trials are averaged on each side first, then the per-task
-differences are tested (docs/statistics.md)."""
+differences are tested. The metrics fall in two families, the outcomes (primary) and the
+path, cost and effort metrics (secondary); each metric's interval is computed at its
+family's Bonferroni level and its verdict is read from that interval (docs/statistics.md)."""
 
 from __future__ import annotations
 
@@ -109,10 +111,25 @@ def task_sides(
     return Sides(present, base, cand, index, b, c)
 
 
-def _rate(sides: Sides, alpha: float) -> tuple[Interval, str, dict[str, Any]]:
+def shows_change(metric: LabelMetric, sides: Sides) -> bool:
+    """Whether the metric has data to judge: some paired task, and a change that can be
+    computed (a total needs a baseline total above 0). Only these count in their family's
+    Bonferroni correction: a metric without data costs the others no power."""
+    if not sides.tasks.size:
+        return False
+    with np.errstate(all="ignore"):
+        if metric.kind == "total":
+            base, cand = sides.base.sum(), sides.cand.sum()
+            return bool(np.isfinite(base) and np.isfinite(cand) and base > 0)
+        return bool(np.isfinite((sides.cand - sides.base).mean()))
+
+
+def _rate(sides: Sides, alpha: float, nominal: float) -> tuple[Interval, str, dict[str, Any]]:
     """A pass rate: exact McNemar with Newcombe's interval when every task has one trial a
     side; else the paired t over per-task rates (pooled McNemar/Newcombe when the per-task
-    differences have no spread at all). Each side's pooled rate gets its Wilson interval."""
+    differences have no spread at all); the interval of the change at ``1 - alpha``. Each
+    side's pooled rate gets its Wilson interval, and pass^k's change its interval, at the
+    ``nominal`` level (they describe, they carry no verdict)."""
     pb, pc = sides.pair_base == 1.0, sides.pair_cand == 1.0
     both, only_b = int(np.sum(pb & pc)), int(np.sum(pb & ~pc))
     only_c, neither = int(np.sum(~pb & pc)), int(np.sum(~pb & ~pc))
@@ -120,10 +137,10 @@ def _rate(sides: Sides, alpha: float) -> tuple[Interval, str, dict[str, Any]]:
     extra = {  # each side's rate over all its trials (each task weighs by its trials)
         "baseline_trial_rate": (both + only_b) / used if used else None,
         "candidate_trial_rate": (both + only_c) / used if used else None,
-        "baseline_ci": [_number(x) for x in methods.wilson(both + only_b, used, alpha)],
-        "candidate_ci": [_number(x) for x in methods.wilson(both + only_c, used, alpha)],
+        "baseline_ci": [_number(x) for x in methods.wilson(both + only_b, used, nominal)],
+        "candidate_ci": [_number(x) for x in methods.wilson(both + only_c, used, nominal)],
     }
-    extra.update(_pass_k(sides, alpha))
+    extra.update(_pass_k(sides, nominal))
     diffs = sides.cand - sides.base
     single = used == n_tasks
     if single or (n_tasks >= 2 and np.ptp(diffs) == 0):
@@ -162,8 +179,9 @@ def _pass_k(sides: Sides, alpha: float) -> dict[str, Any]:
 def _entry(
     metric: LabelMetric, sides: Sides, estimate: Interval, method: str, alpha: float
 ) -> dict[str, Any]:
-    """One metric's object of ``summary.metrics`` before the Holm step (``p_value`` is still
-    the raw one; :func:`label_statistics` adjusts it and gives the verdict)."""
+    """One metric's object of ``summary.metrics`` with its interval at ``1 - alpha``, before
+    the family step (``p_value`` is still the raw one; :func:`label_statistics` adjusts it
+    and gives the verdict)."""
     n = int(sides.tasks.size)
     baseline: float | None = None
     candidate: float | None = None
@@ -182,8 +200,10 @@ def _entry(
         "delta": delta,
         "ci_low": low,
         "ci_high": high,
+        "ci_level": 1.0 - alpha,
+        "family": metric.family,
         "p_value": _number(estimate.p_value),
-        "verdict": "insufficient_data",
+        "verdict": "inconclusive",
         "n_tasks": n,
         "n_trials_baseline": 2 * n if metric.kind == "floor" else sides.used,
         "n_trials_candidate": sides.used,
@@ -205,34 +225,32 @@ def metric_statistics(
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> dict[str, Any]:
-    """One metric's object of ``summary.metrics`` on its own (raw p-value, no verdict yet);
-    ``floors``: each task's baseline-vs-baseline TDI (``Comparison.repeat_tdi``)."""
-    grouping = Grouping.of(pairs, keys)
-    return _all_entries(
-        pairs, grouping, (metric,), floors, alpha=alpha, resamples=resamples, seed=seed
-    )[0]
+    """One metric's object of ``summary.metrics`` on its own (raw p-value, interval at
+    ``1 - alpha``, no verdict yet); ``floors``: each task's baseline-vs-baseline TDI
+    (``Comparison.repeat_tdi``)."""
+    sides = [task_sides(pairs, Grouping.of(pairs, keys), metric, floors)]
+    return _all_entries((metric,), sides, [alpha], alpha, resamples=resamples, seed=seed)[0]
 
 
 def _all_entries(
-    pairs: Sequence[PairRecord],
-    grouping: Grouping,
     metrics: Sequence[LabelMetric],
-    floors: Mapping[str, float] | None,
+    sides: Sequence[Sides],
+    levels: Sequence[float],
+    nominal: float,
     *,
-    alpha: float,
     resamples: int,
     seed: int,
 ) -> list[dict[str, Any]]:
-    """Every metric's entry; the totals that share their tasks share one bootstrap (the same
-    seed gives each exactly the draws it would get alone)."""
-    sides = [task_sides(pairs, grouping, m, floors) for m in metrics]
+    """Every metric's entry, its interval at ``1 - levels[i]`` (descriptive intervals at
+    ``1 - nominal``); the totals that share their tasks and level share one bootstrap (the
+    same seed gives each exactly the draws it would get alone)."""
     estimates: dict[int, tuple[Interval, str, dict[str, Any]]] = {}
-    totals: dict[bytes, list[int]] = defaultdict(list)
-    for i, (metric, side) in enumerate(zip(metrics, sides, strict=True)):
+    totals: dict[tuple[bytes, float], list[int]] = defaultdict(list)
+    for i, (metric, side, alpha) in enumerate(zip(metrics, sides, levels, strict=True)):
         if metric.kind == "rate":
-            estimates[i] = _rate(side, alpha)
+            estimates[i] = _rate(side, alpha, nominal)
         elif metric.kind == "total":
-            totals[side.tasks.tobytes()].append(i)
+            totals[(side.tasks.tobytes(), alpha)].append(i)
         elif metric.kind == "floor":
             estimate = methods.paired_t(side.cand - side.base, alpha)
             estimates[i] = (estimate, "paired_t_over_tasks(vs baseline repeat)", {})
@@ -243,7 +261,7 @@ def _all_entries(
                 {},
             )
     method = f"total_change+paired_bootstrap({resamples}, seed {seed})"
-    for group in totals.values():
+    for (_, alpha), group in totals.items():
         found = methods.total_changes(
             np.stack([sides[i].base for i in group]),
             np.stack([sides[i].cand for i in group]),
@@ -256,7 +274,7 @@ def _all_entries(
                              (found.delta, found.low, found.high, found.p_value)))  # fmt: skip
             estimates[i] = (one, method, {})
     out = []
-    for i, (metric, side) in enumerate(zip(metrics, sides, strict=True)):
+    for i, (metric, side, alpha) in enumerate(zip(metrics, sides, levels, strict=True)):
         estimate, name, extra = estimates[i]
         out.append({**_entry(metric, side, estimate, name, alpha), **extra})
     return out
@@ -292,16 +310,25 @@ def label_statistics(
     seed: int = SEED,
     effects: Mapping[str, tuple[float, str]] | None = None,
 ) -> list[dict[str, Any]]:
-    """``summary.metrics``: every label-level metric, its p-value Holm-adjusted across the
-    family (``p_value_raw`` keeps the unadjusted one) and its verdict at ``alpha`` against
-    its minimum effect (``effects``, from :func:`min_effects`; default the registry's)."""
+    """``summary.metrics``: every label-level metric with its interval and verdict.
+
+    The metrics fall in two families (``LabelMetric.family``): the outcomes (primary) and
+    the path, cost and effort metrics (secondary). Within each, Bonferroni: a metric's
+    interval is computed at ``1 - alpha / m`` (``ci_level``), with ``m`` the metrics of its
+    family with data (:func:`shows_change`), and its verdict is read from that interval
+    (:func:`methods.verdicts`) against its minimum effect (``effects``, from
+    :func:`min_effects`; default the registry's). ``p_value`` is the raw one
+    (``p_value_raw``) times ``m``, capped at 1."""
     grouping = Grouping.of(pairs, keys)
+    sides = [task_sides(pairs, grouping, m, floors) for m in LABEL_METRICS]
+    present = [shows_change(m, s) for m, s in zip(LABEL_METRICS, sides, strict=True)]
+    levels, sizes = methods.family_alphas([m.family for m in LABEL_METRICS], present, alpha)
     found = _all_entries(
-        pairs, grouping, LABEL_METRICS, floors, alpha=alpha, resamples=resamples, seed=seed
+        LABEL_METRICS, sides, [float(a) for a in levels], alpha, resamples=resamples, seed=seed
     )
     effects = effects or min_effects()
     raw = np.array([np.nan if f["p_value"] is None else f["p_value"] for f in found])
-    adjusted = methods.holm(raw)
+    adjusted = methods.bonferroni(raw, sizes)
     for entry, metric, p in zip(found, LABEL_METRICS, adjusted, strict=True):
         entry["p_value_raw"] = entry["p_value"]
         entry["p_value"] = _number(p)
@@ -314,21 +341,25 @@ def label_statistics(
             np.array(p),
         )
         entry["verdict"] = str(
-            methods.verdicts(
-                estimate,
-                p,
-                alpha=alpha,
-                min_effect=entry["min_effect"],
-                worse_when=metric.worse_when,
-            )
+            methods.verdicts(estimate, min_effect=entry["min_effect"], worse_when=metric.worse_when)
         )
-        mde, n = entry["min_detectable_effect"], entry["n_tasks"]
         entry["tasks_needed"] = (
-            math.ceil(n * (mde / entry["min_effect"]) ** 2)
-            if entry["verdict"] == "insufficient_data" and mde and entry["min_effect"] > 0
+            _tasks_needed(entry["n_tasks"], entry["min_detectable_effect"], entry["min_effect"])
+            if entry["verdict"] == "inconclusive"
             else None
         )
     return found
+
+
+def _tasks_needed(n: int, mde: float | None, min_effect: float) -> int | None:
+    """About how many tasks would bring the minimum detectable effect down to
+    ``min_effect`` (it falls as ``1/√n``); None when it cannot be told (no interval, no
+    effect of interest, or a number too large for a float)."""
+    if not mde or min_effect <= 0:
+        return None
+    ratio = mde / min_effect
+    needed = n * ratio * ratio  # a product overflows to inf where ** would raise
+    return math.ceil(needed) if math.isfinite(needed) else None
 
 
 def _outcomes(pairs: Sequence[PairRecord], key: str) -> FloatArray:

@@ -61,13 +61,29 @@ def test_holm() -> None:
 
 def test_verdict_rules() -> None:
     est = methods.Interval(
-        np.array([-0.2, 0.2, 0.01, 0.01]),
-        np.array([-0.3, 0.1, -0.02, -0.2]),
-        np.array([-0.1, 0.3, 0.03, 0.2]),
-        np.array([0.001, 0.001, 0.5, 0.5]),
+        np.array([-0.2, 0.2, 0.01, 0.01, 0.01, 0.03]),
+        np.array([-0.3, 0.1, -0.02, -0.2, math.nan, 0.01]),
+        np.array([-0.1, 0.3, 0.03, 0.2, math.nan, 0.04]),
+        np.array([0.001, 0.001, 0.5, 0.5, math.nan, 0.01]),
     )
-    got = methods.verdicts(est, est.p_value, alpha=0.05, min_effect=0.05, worse_when="lower")
-    assert list(got) == ["regression", "improvement", "no_change", "insufficient_data"]
+    got = methods.verdicts(est, min_effect=0.05, worse_when="lower")
+    assert list(got) == ["regression", "improvement", "no_change", "inconclusive",
+                         "inconclusive", "improvement"]  # fmt: skip
+    # read from the interval alone: excluding 0 wins over lying inside ± min_effect
+    higher = methods.verdicts(est, min_effect=0.05, worse_when="higher")
+    assert list(higher) == ["improvement", "regression", "no_change", "inconclusive",
+                            "inconclusive", "regression"]  # fmt: skip
+
+
+def test_family_alphas_and_bonferroni() -> None:
+    families = ["primary", "primary", "secondary", "secondary", "secondary"]
+    levels, sizes = methods.family_alphas(families, [True, True, True, False, True], 0.05)
+    assert list(levels) == pytest.approx([0.025, 0.025, 0.025, 0.025, 0.025])
+    assert list(sizes) == [2, 2, 2, 2, 2]
+    levels, sizes = methods.family_alphas(families, [False, True, False, False, False], 0.05)
+    assert list(levels) == pytest.approx([0.05] * 5) and list(sizes) == [1] * 5
+    adjusted = methods.bonferroni([0.01, 0.3, math.nan], [2, 7, 7])
+    assert adjusted[:2] == pytest.approx([0.02, 1.0]) and math.isnan(adjusted[2])
 
 
 def _slow_bootstrap(

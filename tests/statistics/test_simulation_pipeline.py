@@ -1,6 +1,8 @@
 """The simulations of test_simulation.py through the whole label-level pipeline, as
 ``--fail-on-regression`` runs it: pair records of 40 tasks x 3 trials, every metric of the
-registry judged with Holm's correction, the comparison failing on any ``regression``."""
+registry judged in its family (Bonferroni within the primary and within the secondary
+metrics, each verdict read from its interval), the comparison failing on any
+``regression``."""
 
 from __future__ import annotations
 
@@ -69,4 +71,4 @@ def test_a_over_a_rarely_fails_the_gate() -> None:
 
 def test_a_25_point_drop_fails_the_gate_on_success() -> None:
     rate = failing_rate(0.25, seed=4, metric="success_rate")
-    assert rate >= 0.90, rate
+    assert rate >= 0.95, rate

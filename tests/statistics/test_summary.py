@@ -55,7 +55,7 @@ def test_rewards_by_hand() -> None:
         4,
     )
     assert reward["baseline"] == pytest.approx((0.6 + 0.8 + 0.3) / 3)
-    assert reward["verdict"] == "insufficient_data" and reward["method"] == "paired_t_over_tasks"
+    assert reward["verdict"] == "inconclusive" and reward["method"] == "paired_t_over_tasks"
 
 
 def test_one_trial_a_side_uses_exact_mcnemar() -> None:
@@ -71,9 +71,9 @@ def test_no_change_needs_a_narrow_interval() -> None:
     many = [_pair(f"t{i}", 0, baseline_success=True, candidate_success=True) for i in range(200)]
     few = many[:3]
     assert _by_metric(many)["success_rate"]["verdict"] == "no_change"
-    assert _by_metric(few)["success_rate"]["verdict"] == "insufficient_data"
+    assert _by_metric(few)["success_rate"]["verdict"] == "inconclusive"
     assert _by_metric(many)["cost_usd"]["verdict"] == "no_change"
-    assert _by_metric([])["success_rate"]["verdict"] == "insufficient_data"
+    assert _by_metric([])["success_rate"]["verdict"] == "inconclusive"
 
 
 def test_task_classes() -> None:
@@ -144,7 +144,7 @@ def test_cli_verdicts_gates_and_exit_codes(
 
     md = runner.invoke(app, ["compare", b, c, "--markdown"]).stdout.splitlines()
     assert md[2].startswith("**Worse\\: 10 tasks newly broken")  # the headline comes first
-    assert md[4].startswith("- success 100.0 % → 16.7 % (\N{MINUS SIGN}83.3 pp, 95 % CI ")
+    assert md[4].startswith("- success 100.0 % → 16.7 % (\N{MINUS SIGN}83.3 pp, 97.5 % CI ")
     assert md[4].endswith("pp): regression")
     tasks = md.index("Tasks: 10 newly broken, 0 fixed, 0 flaky, 0 still failing, 2 still passing")
     assert md[tasks + 1].startswith("- newly broken: `") and "task-00" in md[tasks + 1]
@@ -156,7 +156,7 @@ def test_cli_verdicts_gates_and_exit_codes(
     assert runner.invoke(app, ["compare", b, c, "--max-success-drop", "90"]).exit_code == 0
     assert runner.invoke(app, ["compare", b, c, "--alpha", "1"]).exit_code == 2
     narrow = runner.invoke(app, ["compare", b, c, "--markdown", "--alpha", "0.1"]).stdout
-    assert "90 % CI" in narrow
+    assert "95 % CI" in narrow  # --alpha 0.1: each of the two outcomes at 1 - 0.1 / 2
     config = tmp_path / "reportgen.toml"
     config.write_text("[cli]\nmax_reward_drop = 0.5\n")
     assert runner.invoke(app, ["compare", b, c, "--config", str(config)]).exit_code == 3

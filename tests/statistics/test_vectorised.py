@@ -170,11 +170,11 @@ def test_min_effect_from_threshold_then_override() -> None:
     assert effects["success_rate"] == (0.2, "--min-effect")
 
 
-def test_insufficient_data_says_how_many_tasks() -> None:
+def test_inconclusive_says_how_many_tasks() -> None:
     pairs = _pairs([(t, True, t % 2 == 0, 1.0, 1.0) for t in range(6)])
     found = {m["metric"]: m for m in label_statistics(pairs, {})}  # type: ignore[arg-type]
     success = found["success_rate"]
-    assert success["verdict"] == "insufficient_data"
+    assert success["verdict"] == "inconclusive"
     mde = success["min_detectable_effect"]
     assert success["tasks_needed"] == math.ceil(6 * (mde / 0.05) ** 2)
 
