@@ -277,7 +277,9 @@ class LabelMetric:
     change (how far the candidate may fall), e.g. ``--max-success-drop``. ``family`` is the
     family of verdicts the metric is judged in: ``primary`` the outcomes (success, reward),
     ``secondary`` the path, cost and effort metrics; each family keeps its own chance of a
-    false verdict at alpha (docs/statistics.md)."""
+    false verdict at alpha (docs/statistics.md). ``unit`` is how its values read (``usd``
+    dollars, ``ms`` shown in seconds, ``tokens`` and ``steps`` counts, ``rate`` percent,
+    ``number`` as is); ``grain`` says over what they are taken."""
 
     name: str
     label: str
@@ -289,6 +291,13 @@ class LabelMetric:
     gate: Gate | None = None
     scale: float = 1.0  # the gate's unit per unit of delta (a rate's 100 points)
     family: Literal["primary", "secondary"] = "secondary"
+    unit: Literal["rate", "number", "usd", "ms", "tokens", "steps"] = "number"
+
+    @property
+    def grain(self) -> str:
+        """Over what the two values of a verdict line are taken: ``sum`` over the paired tasks
+        (totals) or ``mean`` over them (rates and means), each task's trials averaged first."""
+        return "sum" if self.kind == "total" else "mean"
 
 
 def _number(key: str) -> Callable[[Pair], float | None]:
@@ -336,7 +345,7 @@ MAX_REWARD_DROP = Gate(
 LABEL_METRICS: tuple[LabelMetric, ...] = (
     LabelMetric("success_rate", "success", "rate", "lower", 0.05,
                 _number("candidate_success"), _number("baseline_success"),
-                gate=MAX_SUCCESS_DROP, scale=100.0, family="primary"),
+                gate=MAX_SUCCESS_DROP, scale=100.0, family="primary", unit="rate"),
     LabelMetric("reward", "reward", "mean", "lower", 0.05,
                 _number("candidate_reward"), _number("baseline_reward"), gate=MAX_REWARD_DROP,
                 family="primary"),
@@ -345,13 +354,14 @@ LABEL_METRICS: tuple[LabelMetric, ...] = (
     LabelMetric("candidate_wei", "WEI", "mean", "higher", 0.05,
                 _number("candidate_wei"), _number("baseline_wei")),
     LabelMetric("cost_usd", "cost", "total", "higher", 0.10,
-                _total("candidate", "cost_usd"), _total("baseline", "cost_usd")),
+                _total("candidate", "cost_usd"), _total("baseline", "cost_usd"), unit="usd"),
     LabelMetric("tokens", "tokens", "total", "higher", 0.10,
-                _total("candidate", "tokens"), _total("baseline", "tokens")),
+                _total("candidate", "tokens"), _total("baseline", "tokens"), unit="tokens"),
     LabelMetric("latency_ms", "latency", "total", "higher", 0.10,
-                _total("candidate", "latency_ms"), _total("baseline", "latency_ms")),
+                _total("candidate", "latency_ms"), _total("baseline", "latency_ms"), unit="ms"),
     LabelMetric("recovery_step_ratio", "recovery steps (RSR)", "total", "higher", 0.10,
-                _number("candidate_recovery_steps"), _number("baseline_recovery_steps")),
+                _number("candidate_recovery_steps"), _number("baseline_recovery_steps"),
+                unit="steps"),
     LabelMetric("stagnant_loops", "stagnant loops", "mean", "higher", 0.1,
                 _loops("candidate"), _loops("baseline")),
 )  # fmt: skip

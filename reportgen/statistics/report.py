@@ -32,6 +32,24 @@ def _units(kind: str, name: str) -> tuple[int, str, float, str, float, int]:
     return 3, "", 1.0, "", 1.0, 3
 
 
+def value_text(unit: str, value: float) -> str:
+    """One value of a label-level metric in its unit (the registry's ``LabelMetric.unit``):
+    ``$0.1717``, ``82.3 s``, ``43,704``, ``2.2``, ``98.3 %``, ``0.050``."""
+    sign = MINUS if value < 0 else ""
+    size = abs(value)
+    if unit == "rate":
+        return f"{sign}{100 * size:.1f} %"
+    if unit == "usd":
+        return f"{sign}${size:,.2f}" if size >= 100 else f"{sign}${size:,.4f}"
+    if unit == "ms":
+        return f"{sign}{size / 1000:,.1f} s"
+    if unit == "tokens":
+        return f"{sign}{size:,.0f}"
+    if unit == "steps":
+        return f"{sign}{size:,.1f}"
+    return f"{sign}{size:.3f}"
+
+
 def level_text(ci_level: float) -> str:
     """An interval's level in percent with up to one decimal and no trailing zeros (95,
     97.5, 99.3); more decimals only where one would round it to 100."""
@@ -57,7 +75,7 @@ def verdict_parts(entry: Mapping[str, Any]) -> dict[str, str]:
     "no interval"), ``level`` (that level in percent), ``label`` (the metric's short
     name)."""
     metric = _LABELS[entry["metric"]]
-    digits, unit, scale, du, dscale, ddigits = _units(metric.kind, metric.name)
+    *_, du, dscale, ddigits = _units(metric.kind, metric.name)
     b, c, d = entry["baseline"], entry["candidate"], entry["delta"]
     low, high = entry["ci_low"], entry["ci_high"]
     none = "\N{EN DASH}"
@@ -65,11 +83,8 @@ def verdict_parts(entry: Mapping[str, Any]) -> dict[str, str]:
     parts = {"label": metric.label, "baseline": none, "candidate": none, "delta": none,
              "level": level}  # fmt: skip
     if b is not None and c is not None:
-        fd = 3 if metric.kind == "floor" else digits
-        fs = 1.0 if metric.kind == "floor" else scale
-        fu = "" if metric.kind == "floor" else unit
-        parts["baseline"] = _plain(b * fs, fd, fu)
-        parts["candidate"] = _plain(c * fs, fd, fu)
+        parts["baseline"] = value_text(metric.unit, b)
+        parts["candidate"] = value_text(metric.unit, c)
     if d is not None:
         parts["delta"] = _signed(d * dscale, ddigits, du)
     if low is None or high is None:
@@ -103,7 +118,8 @@ def verdict_line(entry: Mapping[str, Any]) -> str:
         return f"{metric.label}: no paired tasks with this metric: {entry['verdict']}"
     parts = verdict_parts(entry)
     between = " between baseline runs" if metric.kind == "floor" else ""
-    values = f"{metric.label} {parts['baseline']}{between} → {parts['candidate']}"
+    grain = f"{metric.grain} over {entry['n_tasks']} task{'s' if entry['n_tasks'] != 1 else ''}"
+    values = f"{metric.label}, {grain}: {parts['baseline']}{between} → {parts['candidate']}"
     if entry["delta"] is None:  # a total whose baseline is 0: no relative change
         return f"{values} (no change computable over {entry['n_tasks']} tasks): {entry['verdict']}"
     interval = ", no interval" if parts["ci"] == "no interval" else f", {parts['ci']}"

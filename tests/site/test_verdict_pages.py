@@ -117,7 +117,10 @@ def test_index_shows_outcomes_beside_path_metrics(demo_site: Site) -> None:
     doc = parse(demo_site[0] / "index.html")
     verdicts = doc.one("section", id="verdicts")
     first = verdicts.select("li")[0]
-    assert first.text.startswith("success 98.3 % → 76.7 %") and first.attrs["title"]
+    assert (
+        first.text.startswith("success, mean over 12 tasks: 98.3 % → 76.7 %")
+        and first.attrs["title"]
+    )
     head = [th.text for th in doc.one("section", id="attention").select("th")]
     assert head[4:7] == ["success", "reward change", "TDI"]  # after suite, task, night, trial
 

@@ -144,7 +144,9 @@ def test_cli_verdicts_gates_and_exit_codes(
 
     md = runner.invoke(app, ["compare", b, c, "--markdown"]).stdout.splitlines()
     assert md[2].startswith("**Worse\\: 10 tasks newly broken")  # the headline comes first
-    assert md[4].startswith("- success 100.0 % → 16.7 % (\N{MINUS SIGN}83.3 pp, 97.5 % CI ")
+    assert md[4].startswith(
+        "- success, mean over 12 tasks: 100.0 % → 16.7 % (\N{MINUS SIGN}83.3 pp, 97.5 % CI "
+    )
     assert md[4].endswith("pp): regression")
     tasks = md.index("Tasks: 10 newly broken, 0 fixed, 0 flaky, 0 still failing, 2 still passing")
     assert md[tasks + 1].startswith("- newly broken: `") and "task-00" in md[tasks + 1]
