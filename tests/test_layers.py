@@ -65,3 +65,29 @@ def test_imports_point_down() -> None:
             if LAYERS[there] >= LAYERS[here]:
                 wrong.append(f"{path.relative_to(PACKAGE)} imports reportgen.{there}")
     assert not wrong, wrong
+
+
+#: What pairs runs and computes their metrics: only reportgen.evaluation calls these for the
+#: site, which renders what the evaluation returns (one answer, computed once).
+PAIR_FUNCTIONS = {
+    "reportgen.divergence.pairing": {"pair_labels", "pair_runs", "runs_of_label"},
+    "reportgen.divergence.compare": {
+        "compare_labels", "compare_paths", "compare_pairing", "complete_records",
+        "repeat_pairs", "run_outcomes",
+    },
+    "reportgen.divergence.metrics": {"pair_metrics", "pair_metrics_rows"},
+    "reportgen.statistics": {"attach_statistics"},
+    "reportgen.statistics.summary": {"attach_statistics"},
+}  # fmt: skip
+
+
+def test_the_site_renders_the_evaluation_and_pairs_nothing_itself() -> None:
+    wrong = []
+    for path in sorted((PACKAGE / "site").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in PAIR_FUNCTIONS:
+                used = {a.name for a in node.names} & PAIR_FUNCTIONS[node.module]
+                wrong += [f"{path.relative_to(PACKAGE)}: {node.module}.{n}" for n in used]
+            if isinstance(node, ast.Import):
+                wrong += [a.name for a in node.names if a.name in PAIR_FUNCTIONS]
+    assert wrong == []

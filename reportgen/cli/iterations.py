@@ -98,6 +98,6 @@ def iterations(
         print_text(
             Console(file=sys.stdout, highlight=False, soft_wrap=True, width=width), runs, verdicts
         )
-    failed = [v for v in verdicts if not v.passed]
+    failed = [found for v in verdicts if (found := v.violation()) is not None]
     if failed:
         raise GateFailed("; ".join(v.message for v in failed))

@@ -12,7 +12,7 @@ from reportgen.divergence.compare import Comparison
 from reportgen.errors import UsageError
 from reportgen.gating.metrics import MIN_CONVERGENCE
 from reportgen.gating.thresholds import check_threshold as check_gate_threshold
-from reportgen.gating.verdict import breaks
+from reportgen.gating.verdict import Violation, breaks
 
 __all__ = ["check_threshold", "convergence_gate", "gate_convergence"]
 
@@ -39,9 +39,13 @@ def _fields(group: GroupConvergence | Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def convergence_gate(
-    groups: Iterable[GroupConvergence | Mapping[str, Any]], min_convergence: float
+    groups: Iterable[GroupConvergence | Mapping[str, Any]],
+    min_convergence: float,
+    source: str = "",
 ) -> list[dict[str, Any]]:
-    """One violation dict per group whose convergence_score is below ``min_convergence``.
+    """One violation per group whose convergence_score is below ``min_convergence`` (a
+    :class:`reportgen.gating.verdict.Violation`, as its JSON-contract dict; ``source``: where
+    the threshold came from).
 
     A score equal to the threshold passes, as in agent-convergence-scorer's
     ``--min-convergence``. Groups may be :class:`GroupConvergence` objects or dicts with the
@@ -55,17 +59,17 @@ def convergence_gate(
             continue
         keys = {k: row.get(k) for k in _KEYS}
         where = f"{keys['suite']}/{keys['label']}/{keys['task_id']} @ {keys['batch']}"
-        violations.append(
-            {
-                **keys,
-                "metric": "convergence_score",
-                "value": score,
-                "threshold": threshold,
-                "num_runs": row.get("num_runs"),
-                "message": f"{where}: convergence_score {score} < {threshold} "
-                f"({row.get('num_runs')} runs)",
-            }
+        found = Violation(
+            MIN_CONVERGENCE.name,
+            "convergence_score",
+            score,
+            threshold,
+            source,
+            where,
+            f"{where}: convergence_score {score} < {threshold} ({row.get('num_runs')} runs)",
+            (*keys.items(), ("num_runs", row.get("num_runs"))),
         )
+        violations.append(found.to_dict())
     return violations
 
 
@@ -81,9 +85,7 @@ def gate_convergence(
     """Add the convergence gate to ``comparison``: every group of ``label`` (N repeated runs of
     one task in one batch) whose convergence_score is below ``min_convergence`` fails."""
     groups = convergence_report(con, label=label, batch=batch)
-    violations = convergence_gate(groups, min_convergence)
-    for violation in violations:
-        violation["source"] = source
+    violations = convergence_gate(groups, min_convergence, source)
     comparison.convergence = {
         "label": label,
         "threshold": min_convergence,

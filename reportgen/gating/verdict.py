@@ -20,24 +20,56 @@ def breaks(gate: Gate, value: float, threshold: float) -> bool:
     return value < threshold if gate.bound == "min" else value > threshold
 
 
+@dataclass(frozen=True)
+class Violation:
+    """One gate broken (or, in a verdict's ``unknown``, one that could not be judged): the one
+    shape of "what failed" for every gate, whatever it judges: a pair (``compare``, ``gate``),
+    the comparison as a whole (``--max-success-drop``), a group of repeated runs
+    (``--min-convergence``) or a run of a coding loop (``iterations``). ``subject`` names what
+    it judged ("" for the whole comparison), ``message`` says it all in one line where the
+    gate words it, ``details`` are the gate's own fields of the JSON contract (a group's
+    keys and run count)."""
+
+    gate: str
+    metric: str
+    value: float | list[str] | None
+    threshold: float | bool
+    source: str
+    subject: str = ""
+    message: str = ""
+    details: tuple[tuple[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract: gate, metric, value, threshold, source, the details, and the
+        message when there is one."""
+        out: dict[str, Any] = {
+            "gate": self.gate,
+            "metric": self.metric,
+            "value": self.value,
+            "threshold": self.threshold,
+            "source": self.source,
+            **dict(self.details),
+        }
+        if self.message:
+            out["message"] = self.message
+        return out
+
+
 @dataclass
 class Verdict:
-    """Which thresholds one pair broke (violations) and which it could not be judged on."""
+    """Which thresholds one pair broke (violations) and which it could not be judged on, as
+    the JSON contract's dicts (:meth:`Violation.to_dict`)."""
 
     passed: bool = True
     violations: list[dict[str, Any]] = field(default_factory=list)
     unknown: list[dict[str, Any]] = field(default_factory=list)
 
 
-def violation(gate: str, metric: str, value: float | None, threshold: Threshold) -> dict[str, Any]:
-    """The violation record (JSON contract): gate, metric label, value, threshold, source."""
-    return {
-        "gate": gate,
-        "metric": metric,
-        "value": value,
-        "threshold": threshold.value,
-        "source": threshold.source,
-    }
+def violation(
+    gate: str, metric: str, value: float | None, threshold: Threshold, subject: str = ""
+) -> Violation:
+    """A threshold's violation: gate, metric label, value, threshold and its source."""
+    return Violation(gate, metric, value, threshold.value, threshold.source, subject)
 
 
 def judge(pair: Mapping[str, Any], thresholds: Sequence[Threshold]) -> Verdict:
@@ -50,7 +82,9 @@ def judge(pair: Mapping[str, Any], thresholds: Sequence[Threshold]) -> Verdict:
         metric = metric_for_gate(threshold.gate)
         assert metric.gate is not None
         value = metric.value(pair)
-        entry = violation(metric.gate.name, metric.label, value, threshold)
+        entry = violation(
+            metric.gate.name, metric.label, value, threshold, str(pair.get("pair_id", ""))
+        ).to_dict()
         if value is None:
             verdict.unknown.append(entry)
         elif breaks(metric.gate, value, threshold.value):

@@ -13,7 +13,7 @@ from reportgen.gating.metrics import (
     MAX_TOOL_ERROR_RATE,
 )
 from reportgen.gating.thresholds import Threshold
-from reportgen.gating.verdict import breaks
+from reportgen.gating.verdict import Violation, breaks
 from reportgen.iterations.model import RunProgress
 
 
@@ -67,6 +67,14 @@ class GateVerdict:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able data."""
         return asdict(self)
+
+    def violation(self) -> Violation | None:
+        """A failed verdict in the one shape of what failed (None when it passed)."""
+        if self.passed:
+            return None
+        return Violation(
+            self.gate, self.gate, self.value, self.threshold, self.source, self.run_id, self.message
+        )
 
 
 def check_gates(runs: list[RunProgress], gates: IterationGates) -> list[GateVerdict]:

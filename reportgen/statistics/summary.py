@@ -413,7 +413,7 @@ def label_violations(
         delta = by_name[metric.name]["delta"]
         sign = -1.0 if metric.worse_when == "lower" else 1.0
         drop = None if delta is None else sign * delta * metric.scale
-        entry = violation(metric.gate.name, f"{metric.label} drop", drop, threshold)
+        entry = violation(metric.gate.name, f"{metric.label} drop", drop, threshold).to_dict()
         if drop is None:
             unknown.append(entry)
         elif breaks(metric.gate, drop, threshold.value):
