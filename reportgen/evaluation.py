@@ -12,8 +12,8 @@ from typing import Any
 
 import duckdb
 
-from reportgen.divergence.compare import Comparison, compare_labels, compare_paths
-from reportgen.gating import Threshold, judge
+from reportgen.divergence.compare import Comparison, compare_labels, compare_paths, judge_pairs
+from reportgen.gating import Threshold
 from reportgen.statistics import attach_statistics
 from reportgen.statistics.headline import gates_sentence, headline
 from reportgen.statistics.report import level_text
@@ -78,21 +78,16 @@ def judged(comparison: Comparison, judging: Judging) -> Comparison:
     thresholds = list(judging.thresholds)
     if thresholds != comparison.thresholds:
         comparison.thresholds = thresholds
-        for pair in comparison.pairs:
-            verdict = judge(pair, thresholds)
-            pair["passed"] = verdict.passed
-            pair["violations"] = verdict.violations
-            if verdict.unknown:
-                pair["gates_not_evaluated"] = verdict.unknown
-            else:
-                pair.pop("gates_not_evaluated", None)
+        judge_pairs(comparison.pairs, thresholds)
     stats = attach_statistics(
         comparison,
         fail_on_regression=judging.fail_on_regression,
         alpha=judging.alpha,
         min_effect=dict(judging.min_effect) or None,
     )
-    gates = gates_sentence(comparison.gates_set, comparison.passed, comparison.failure_line())
+    gates = gates_sentence(
+        comparison.gates_set, comparison.passed, comparison.failure_line(named=False)
+    )
     comparison.headline = headline(stats["metrics"], stats["tasks"], gates=gates)
     return comparison
 

@@ -113,9 +113,10 @@ class Comparison:
             **extra,
         }
 
-    def failure_line(self) -> str:
+    def failure_line(self, named: bool = True) -> str:
         """What failed, in one line (the error a failed gate exits with): per-pair gates,
-        convergence, label-level gates and regressions each said apart."""
+        convergence, label-level gates and regressions each said apart; ``named``: the first
+        failed pairs named too."""
         failed = self.summary()["failed_pairs"]
         groups = len(self.convergence["violations"]) if self.convergence else 0
         what = [f"{len(failed)} pair(s) failed a gate"] if failed else []
@@ -127,7 +128,7 @@ class Comparison:
         if self.failing_regressions:
             what.append("regression (--fail-on-regression): " + ", ".join(self.failing_regressions))
         shown = ", ".join(failed[:5]) + (" ..." if len(failed) > 5 else "")
-        return "; ".join(what) + (f": {shown}" if failed else "")
+        return "; ".join(what) + (f": {shown}" if failed and named else "")
 
     def _label_summary(self) -> dict[str, Any]:
         stats = self.statistics
@@ -241,12 +242,7 @@ def compare_pairing(
     complete_records(con, results, outcomes, spend)
     if with_steps and not steps_later:
         _attach_steps(con, results)
-    for result in results:
-        verdict = judge(result, list(thresholds))
-        result["passed"] = verdict.passed
-        result["violations"] = verdict.violations
-        if verdict.unknown:
-            result["gates_not_evaluated"] = verdict.unknown
+    judge_pairs(results, thresholds)
     keys = {}
     for result in results:
         place = outcomes.get(result["baseline_run_id"])
@@ -265,6 +261,19 @@ def compare_pairing(
         repeat_tdi=floor,
         step_json=writer,
     )
+
+
+def judge_pairs(results: Sequence[PairRecord], thresholds: Sequence[Threshold]) -> None:
+    """Give every pair record its verdict on the pair gates: ``passed``, ``violations`` and,
+    where a gate could not be judged, ``gates_not_evaluated``."""
+    for result in results:
+        verdict = judge(result, list(thresholds))
+        result["passed"] = verdict.passed
+        result["violations"] = verdict.violations
+        if verdict.unknown:
+            result["gates_not_evaluated"] = verdict.unknown
+        else:
+            result.pop("gates_not_evaluated", None)
 
 
 def _spend_on_cursor(con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> dict[str, float | None]:

@@ -195,7 +195,7 @@ def markdown(comparison: Comparison, lead: Sequence[str] = ()) -> str:
     lines that come first under the heading (the label-level verdicts, already escaped)."""
     lines = [f"### reportgen: {heading(comparison)}", ""]
     if comparison.headline:
-        lines += [f"**{md_text(comparison.headline)}**", ""]
+        lines += [md_text(comparison.headline), ""]
     if lead:
         lines += [*lead, ""]
     lines += [verdict_line(comparison), ""]

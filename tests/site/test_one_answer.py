@@ -48,7 +48,7 @@ def test_every_surface_says_the_same(demo_db: Path, demo_site: tuple[Path, Build
         assert line in terminal
 
     markdown = _gate(demo_db, "--markdown").splitlines()
-    assert markdown[2].startswith("**Worse")
+    assert markdown[2].startswith("Worse")
     for line in lines:
         assert f"- {line}" in markdown
 

@@ -176,5 +176,5 @@ def test_index_shows_the_latest_nights_verdicts_as_gate_gives_them(
     verdicts = [m["verdict"] for m in gated["summary"]["metrics"]]
     # an inconclusive line goes on with what more data would take: "inconclusive, needs ..."
     assert [line.rsplit(": ", 1)[1].split(",", 1)[0] for line in lines] == verdicts
-    assert lines[0].startswith("success ") and "regression" in verdicts
+    assert lines[0].startswith("success, ") and "regression" in verdicts
     assert "alert" in panel.classes and "2 newly broken" in panel.text

@@ -143,7 +143,7 @@ def test_cli_verdicts_gates_and_exit_codes(
     assert "0 failed a gate" in failed.stdout  # per-pair gates said apart
 
     md = runner.invoke(app, ["compare", b, c, "--markdown"]).stdout.splitlines()
-    assert md[2].startswith("**Worse\\: 10 tasks newly broken")  # the headline comes first
+    assert md[2].startswith("Worse\\: 10 tasks newly broken")  # the headline comes first
     assert md[4].startswith(
         "- success, mean over 12 tasks: 100.0 % → 16.7 % (\N{MINUS SIGN}83.3 pp, 97.5 % CI "
     )
