@@ -182,6 +182,7 @@ class IndexPage(Page):
     verdict_night: str | None = None  # the latest compared night, judged over its tasks
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # line, verdict per metric
     task_classes: str | None = None  # "Tasks: 2 newly broken, ..."
+    broken: list[Link] = field(default_factory=list)  # newly broken tasks, each to its diff
     headline: str | None = None  # the latest compared night in one sentence (as `gate` says it)
     within_noise: int = 0  # nightly step changes not called regressions: within noise
     comparisons: list[Link] = field(default_factory=list)  # every comparison built

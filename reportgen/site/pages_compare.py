@@ -4,7 +4,7 @@ metric deltas (and the gates' verdicts once given) and the aligned side-by-side 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from statistics import fmean
 from typing import Any
@@ -376,6 +376,22 @@ def pair_pages(
         yield LazyPage(pair.path, PairPage.template, inputs, build)
 
 
+def broken_links(data: SiteData, night: str, tasks: Sequence[str]) -> list[Link]:
+    """Each newly broken task of ``night`` (``suite/task`` keys) with the page of its diff: the
+    first of its pairs (by trial) whose candidate failed where the baseline passed, else its
+    first pair that night."""
+
+    def lost(pair: PairInfo) -> bool:
+        m = pair.metrics
+        return bool(m["baseline_success"]) and m["candidate_success"] is False
+
+    pages: dict[str, str] = {}
+    night_pairs = [p for p in data.pairs if p.batch == night]
+    for pair in sorted(night_pairs, key=lambda p: (not lost(p), p.trial)):
+        pages.setdefault(f"{pair.suite}/{pair.task_id}", pair.path)
+    return [Link(task, pages[task]) for task in tasks if task in pages]
+
+
 def night_rows(pair_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per night (latest first): how the candidate did against the baseline over all pairs."""
     by_night: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -546,7 +562,11 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
     ]
     stats = night_statistics(data) if nights is None else nights
     verdicts = [
-        {**v, "anchor": night_anchor(night)}
+        {
+            **v,
+            "anchor": night_anchor(night),
+            "broken": broken_links(data, night, v["tasks"]["newly_broken_tasks"]),
+        }
         for (suite, night), v in sorted(stats.items(), key=lambda kv: kv[0][1], reverse=True)
         if suite == ALL_SUITES
     ]

@@ -17,6 +17,7 @@ from reportgen.site.notes_html import render_notes
 from reportgen.site.pages_compare import (
     ALL_SUITES,
     NightStats,
+    broken_links,
     night_anchor,
     night_rows,
     night_statistics,
@@ -221,7 +222,8 @@ def _group(rows: list[dict[str, Any]], suite: str) -> dict[str, list[dict[str, A
 
 def _attention(data: SiteData) -> list[dict[str, Any]]:
     """Pairs of the latest compared night where the candidate did worse (an outcome lost,
-    loops, more wasted effort, cost up over 10 %), newly broken first, then worst first."""
+    loops, more wasted effort, cost up over 10 %), newly broken first, then worst first. A
+    pair whose outcome was fixed (failed, then passed) did not get worse, whatever it cost."""
     if not data.pairs:
         return []
     latest = max(p.batch for p in data.pairs)
@@ -229,11 +231,14 @@ def _attention(data: SiteData) -> list[dict[str, Any]]:
     worse = [
         r
         for r in rows
-        if r["broken"]
-        or r["stagnant_loops"]
-        or r["wei_change"] > 0
-        or (r["cost_delta"] or 0) > 10
-        or (r["reward_delta"] or 0) < 0
+        if not r["fixed"]
+        and (
+            r["broken"]
+            or r["stagnant_loops"]
+            or r["wei_change"] > 0
+            or (r["cost_delta"] or 0) > 10
+            or (r["reward_delta"] or 0) < 0
+        )
     ]
     worse.sort(
         key=lambda r: (not r["broken"], -r["stagnant_loops"], -r["wei_change"], -r["tdi"],
@@ -306,9 +311,14 @@ def index_page(
         for n, rows in sorted(by_night.items(), reverse=True)
     ]
     night, verdicts, tasks, said = _verdicts(stats)
+    broken = []
+    if night is not None:
+        broken = broken_links(
+            data, night, stats[(ALL_SUITES, night)]["tasks"]["newly_broken_tasks"]
+        )
     return IndexPage(
         path="index.html", title="Agent runs", nav=nav, build_time=build_time,
-        verdict_night=night, verdicts=verdicts, task_classes=tasks, headline=said,
+        verdict_night=night, verdicts=verdicts, task_classes=tasks, headline=said, broken=broken,
         regressions=regressions, attention=_attention(data), within_noise=within_noise,
         suites=[_suite_summary(data, s) for s in data.suites], nights=night_list,
         compare=Link(f"{data.baseline_label} vs {data.candidate_label}", compare) if data.pairs else None,
