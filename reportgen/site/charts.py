@@ -127,7 +127,11 @@ def nightly_lines(
     marks: Sequence[Mark] = (),
 ) -> Chart:
     """One line per label over nights; ``marks`` (this metric's change points only) put a
-    ring on the night a new level starts, with its evidence in the hover text."""
+    ring on the night a new level starts, with its evidence in the hover text. With a single
+    night there is no trend to draw: one bar per label instead (:func:`label_bars`)."""
+    nights = {night for values in series.values() for night, _ in values}
+    if len(nights) == 1:
+        return label_bars(chart_id, title, y_title, series, next(iter(nights)))
     traces: list[dict[str, Any]] = []
     points = 0
     for i, (label, values) in enumerate(sorted(series.items())):
@@ -173,6 +177,33 @@ def nightly_lines(
     layout = _layout(title, "night", y_title)
     layout["xaxis"]["type"] = "category"
     return Chart(chart_id, title, {"data": traces, "layout": layout}, points)
+
+
+def label_bars(
+    chart_id: str,
+    title: str,
+    y_title: str,
+    series: dict[str, list[tuple[str, float | None]]],
+    night: str,
+) -> Chart:
+    """One bar per label for the only night there is (a trend of single points says
+    nothing)."""
+    labels = sorted(series)
+    values = [r6(dict(series[label]).get(night)) for label in labels]
+    traces = [
+        {
+            "type": "bar",
+            "name": chart_text(night),
+            "x": [chart_text(label) for label in labels],
+            "y": values,
+            "marker": {
+                "color": [LABEL_COLOURS[i % len(LABEL_COLOURS)] for i in range(len(labels))]
+            },
+        }
+    ]
+    layout = _layout(f"{title} (night {night})", "label", y_title)
+    layout["xaxis"]["type"] = "category"
+    return Chart(chart_id, title, {"data": traces, "layout": layout}, len(labels))
 
 
 def verdict_bars(
