@@ -38,9 +38,9 @@ PairBy = Annotated[
         "--pair-by",
         metavar="KEYS",
         help="What pairs a baseline run with a candidate run: task plus any of suite, trial, "
-        "comma-separated (e.g. task,trial). Default: two paths pair by task (and trial where "
-        "both sides hold repeated trials), whatever their suites and labels; two labels of an "
-        "archive by suite,task,trial.",
+        "comma-separated (e.g. task,trial). Default: two paths pair by task, by trial where "
+        "both sides hold repeated trials and by suite where both hold the same suites, whatever "
+        "their labels; two labels of an archive by suite,task,trial.",
         show_default=False,
     ),
 ]

@@ -443,8 +443,9 @@ def compare_paths(
     """Compare trace files or folders without an archive: both sides are ingested into an
     in-memory one (``con``, an empty ``connect(None)``, when given: left open, as
     ``steps_later`` needs), then paired (two single runs pair with each other; otherwise by
-    task, and trial where both sides hold repeated trials, whatever suite or label each side's
-    files carry; ``pair_by`` chooses the keys, PAIR_KEYS). A comparison that pairs nothing
+    task, by trial where both sides hold repeated trials and by suite where both hold the same
+    suites, whatever label each side's files carry; ``pair_by`` chooses the keys,
+    PAIR_KEYS). A comparison that pairs nothing
     raises NothingPaired (why, in one line). ``with_steps``, ``steps_later``, ``progress``: as
     for compare_pairing; ``max_record_mb``: as for ingest."""
     baseline, candidate = list(baseline), list(candidate)

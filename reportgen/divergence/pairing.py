@@ -77,9 +77,10 @@ def pair_runs(
     same_batch: bool = True,
     keys: Sequence[str] | None = None,
 ) -> Pairing:
-    """Pair two sets of archived runs by ``keys`` (PAIR_KEYS; default: the task, and the trial
-    where both sides hold repeated trials), and by batch when ``same_batch``. Two explicit
-    inputs are two sides: their suites and labels do not matter unless ``keys`` says suite.
+    """Pair two sets of archived runs by ``keys`` (PAIR_KEYS; default: the task, the trial
+    where both sides hold repeated trials and the suite where both hold the same suites), and
+    by batch when ``same_batch``. Two explicit inputs are two sides: their labels never
+    matter, and their suites only when both sides hold the same ones.
 
     Two single runs always pair with each other, whatever their tasks, unless ``keys`` is
     given: that is what a user comparing two trace files means."""
@@ -91,18 +92,20 @@ def pair_runs(
         suite, task, batch, trial = row if row else ("?", "?", "?", 0)
         return Pairing([Pair(pair_id(suite, task, batch, trial), task, base, cand)], keys=())
     if keys is None:
-        keys = (
-            ("task", "trial")
-            if _has_trials(con, baseline_run_ids, candidate_run_ids)
-            else ("task",)
-        )
+        keys = _default_keys(con, baseline_run_ids, candidate_run_ids)
     return _pair_by_key(con, baseline_run_ids, candidate_run_ids, same_batch, tuple(keys))
 
 
-def _has_trials(con: duckdb.DuckDBPyConnection, base: Sequence[str], cand: Sequence[str]) -> bool:
-    """True when both sides hold more than one trial number (repeated runs told apart)."""
+def _default_keys(
+    con: duckdb.DuckDBPyConnection, base: Sequence[str], cand: Sequence[str]
+) -> tuple[str, ...]:
+    """What two explicit inputs pair by: the task; the trial when both sides hold repeated
+    trials; the suite when both sides hold the same suites (two result files of one benchmark
+    whose domains reuse task ids), never when they differ (two formats, two suite names)."""
     row = first_row(con, load_sql("sides_have_trials"), {"b": list(base), "c": list(cand)})
-    return bool(row and row[0])
+    trials, same_suites = (bool(row[0]), bool(row[1])) if row else (False, False)
+    wanted = {"task"} | ({"trial"} if trials else set()) | ({"suite"} if same_suites else set())
+    return tuple(k for k in PAIR_KEYS if k in wanted)
 
 
 def runs_of_label(

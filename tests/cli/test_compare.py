@@ -267,4 +267,4 @@ def test_a_regression_is_never_a_plain_pass() -> None:
             assert "Found: 3 regression(s)" in line and "14 task(s) newly broken" in line
         data = json.loads(runner.invoke(app, ["compare", *sides, *flags, "--json"]).stdout)
         assert data["summary"]["gates_set"] is bool(flags)
-        assert data["summary"]["paired_by"] == ["task"]
+        assert data["summary"]["paired_by"] == ["suite", "task"]  # one leaderboard split

@@ -41,6 +41,12 @@ def _raw_tau2(path: Path) -> tuple[str, set[tuple[str, int]], dict[tuple[str, in
     return document["info"]["agent_info"]["llm"], combos, rewards
 
 
+def _domain(path: Path) -> str:
+    return str(
+        json.loads(path.read_text(encoding="utf-8"))["info"]["environment_info"]["domain_name"]
+    )
+
+
 def _model_pairs() -> list[tuple[Path, Path]]:
     files = _tau2_files()
     return [
@@ -67,7 +73,9 @@ def test_every_two_tau2_models_pair_exactly_the_combinations_both_hold() -> None
             got.add((pair["task_id"], trial))
         assert got == combos_a & combos_b, (a.name, b.name)
         assert len(out["pairs"]) == len(combos_a & combos_b)
-        assert out["summary"]["paired_by"] == ["task", "trial"]
+        same_domain = _domain(a) == _domain(b)  # the suite pairs too where both share it
+        expected = ["suite", "task", "trial"] if same_domain else ["task", "trial"]
+        assert out["summary"]["paired_by"] == expected
 
 
 def test_a_success_drop_past_the_gate_exits_3() -> None:
