@@ -20,6 +20,8 @@ from reportgen.cli.options import (
 from reportgen.gating.metrics import MIN_CONVERGENCE
 
 if TYPE_CHECKING:
+    import duckdb
+
     from reportgen.divergence.compare import Comparison, Engine
     from reportgen.evaluation import Judging
     from reportgen.gating.thresholds import Command, LabelOptions, Resolved, Threshold
@@ -31,6 +33,14 @@ Markdown = Annotated[
 ]
 Explain = Annotated[
     bool, typer.Option("--explain", help="Each number in words, checkable by hand.")
+]
+SiteUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--site-url",
+        help="With --markdown: the published site (https://...), linked from the comment "
+        "(gate: each newly broken task links to its diff there).",
+    ),
 ]
 Tree = Annotated[
     bool, typer.Option("--tree", help="The aligned steps: + added, - removed, ~ modified.")
@@ -132,8 +142,56 @@ def _judging(
     )
 
 
-def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, tree: bool) -> None:
-    """Print the comparison in the chosen mode; GateFailed (exit 3) once it is out."""
+def _published(site_url: str, night: str) -> None:
+    """The comment's first lines: the marker a workflow finds it by, and the site's link."""
+    from reportgen.cli.output import out
+
+    out().print(
+        f"<!-- reportgen -->\nThe published report{night}: {site_url}\n",
+        markup=False,
+        highlight=False,
+    )
+
+
+def _diff_links(
+    con: duckdb.DuckDBPyConnection, comparison: Comparison, labels: tuple[str, str], site: str
+) -> dict[str, str]:
+    """Each newly broken task (``suite/task``) and the URL of its diff on the site published
+    at ``site``: the page of its first pair (by night and trial) whose candidate failed where
+    the baseline passed."""
+    from reportgen.site.paths import pair_path
+
+    stats = comparison.statistics or {}
+    broken = set(stats.get("tasks", {}).get("newly_broken_tasks", []))
+    lost = [
+        p for p in comparison.pairs if p["baseline_success"] and p["candidate_success"] is False
+    ]
+    ids = [p["baseline_run_id"] for p in lost]
+    rows = con.execute(
+        "SELECT run_id, suite, batch, trial FROM runs WHERE run_id IN (SELECT unnest($ids))",
+        {"ids": ids},
+    ).fetchall()
+    place = {run_id: (suite, batch, trial) for run_id, suite, batch, trial in rows}
+    links: dict[str, str] = {}
+    for pair in sorted(lost, key=lambda p: place.get(p["baseline_run_id"], ("", "", 0))[1:]):
+        suite, batch, trial = place.get(pair["baseline_run_id"], ("", "", 0))
+        key = f"{suite}/{pair['task_id']}"
+        if key in broken and key not in links:
+            path = pair_path(*labels, suite, pair["task_id"], batch, trial)
+            links[key] = f"{site.rstrip('/')}/{path}"
+    return links
+
+
+def _emit(
+    comparison: Comparison,
+    as_json: bool,
+    markdown: bool,
+    explain: bool,
+    tree: bool,
+    links: dict[str, str] | None = None,
+) -> None:
+    """Print the comparison in the chosen mode; GateFailed (exit 3) once it is out. ``links``:
+    the newly broken tasks' diffs on the published site, for the Markdown."""
     from reportgen.cli.output import out, print_json
     from reportgen.divergence.explain import explain as explain_pair
     from reportgen.divergence.explain import tree as tree_pair
@@ -147,7 +205,7 @@ def _emit(comparison: Comparison, as_json: bool, markdown: bool, explain: bool, 
     if as_json:
         print_json(comparison.to_json())
     elif markdown:
-        lead = lead_lines(comparison.statistics, markdown=True)
+        lead = lead_lines(comparison.statistics, markdown=True, links=links)
         console.print(to_markdown(comparison, lead), markup=False, highlight=False)
     else:
         lead = [term_text(comparison.headline), ""] if comparison.headline else []
@@ -191,13 +249,7 @@ def compare(
             "--batch): e.g. a pull request's runs against main's latest night.",
         ),
     ] = None,
-    site_url: Annotated[
-        str | None,
-        typer.Option(
-            "--site-url",
-            help="With --markdown: the published site (https://...), linked from the comment.",
-        ),
-    ] = None,
+    site_url: SiteUrl = None,
     max_record_mb: MaxRecordMb = 16,
     pair_by: PairBy = None,
     gate_flags: GateFlags | None = None,
@@ -273,14 +325,8 @@ def compare(
                     pair_by=keys,
                 )
         if markdown and site_url:
-            from reportgen.cli.output import out
-
             night = f" (baseline night {baseline_batch})" if baseline_batch else ""
-            out().print(
-                f"<!-- reportgen -->\nThe published report{night}: {site_url}\n",
-                markup=False,
-                highlight=False,
-            )
+            _published(site_url, night)
         _emit(comparison, as_json, markdown, explain, tree)
     finally:
         con.close()
@@ -304,6 +350,7 @@ def gate(
         float | None, typer.Option(MIN_CONVERGENCE.flag, help=MIN_CONVERGENCE.help)
     ] = None,
     pair_by: PairBy = None,
+    site_url: SiteUrl = None,
     config: Config = None,
     as_json: Json = False,
     markdown: Markdown = False,
@@ -349,7 +396,11 @@ def gate(
                 engine=_engine(engine, db),
                 pair_by=keys,
             )
-        _emit(comparison, as_json, markdown, explain, False)  # --json reads steps from con
+        links = None
+        if markdown and site_url:
+            _published(site_url, f" (night {chosen})" if chosen else "")
+            links = _diff_links(con, comparison, (baseline_label, candidate_label), site_url)
+        _emit(comparison, as_json, markdown, explain, False, links)  # --json reads from con
     finally:
         con.close()
 

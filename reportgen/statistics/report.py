@@ -192,8 +192,12 @@ def verdict_explanation(entry: Mapping[str, Any]) -> str:
     return " ".join(text)
 
 
-def task_lines(tasks: Mapping[str, Any], code: bool) -> list[str]:
-    """The task classes in one line, then newly broken, fixed and flaky tasks by name."""
+def task_lines(
+    tasks: Mapping[str, Any], code: bool, links: Mapping[str, str] | None = None
+) -> list[str]:
+    """The task classes in one line, then newly broken, fixed and flaky tasks by name; in
+    Markdown (``code``) a newly broken task with a page in ``links`` (task key -> URL of its
+    diff on the published site) links to it."""
     counts = ", ".join(
         f"{tasks[name]} {name.replace('_', ' ')}"
         for name in ("newly_broken", "fixed", "flaky", "still_failing", "still_passing")
@@ -202,12 +206,18 @@ def task_lines(tasks: Mapping[str, Any], code: bool) -> list[str]:
     show = md_code if code else term_text
     for name in ("newly_broken", "fixed", "flaky"):
         for task in tasks[f"{name}_tasks"]:
-            lines.append(("- " if code else "  ") + f"{name.replace('_', ' ')}: {show(task)}")
+            shown = show(task)
+            if code and links and name == "newly_broken" and task in links:
+                shown = f"[{shown}]({links[task]})"
+            lines.append(("- " if code else "  ") + f"{name.replace('_', ' ')}: {shown}")
     return lines
 
 
-def lead_lines(statistics: Mapping[str, Any] | None, markdown: bool) -> list[str]:
-    """The lines that open a report: the verdicts, the label-level gates broken, the tasks."""
+def lead_lines(
+    statistics: Mapping[str, Any] | None, markdown: bool, links: Mapping[str, str] | None = None
+) -> list[str]:
+    """The lines that open a report: the verdicts, the label-level gates broken, the tasks
+    (``links``: as for :func:`task_lines`)."""
     if statistics is None:
         return []
     lines = [verdict_line(m) for m in statistics["metrics"]]
@@ -218,4 +228,4 @@ def lead_lines(statistics: Mapping[str, Any] | None, markdown: bool) -> list[str
             f"{'- ' if markdown else ''}FAILED {v['gate']}: {v['value']:.3g} > "
             f"{v['threshold']:g} (from {v['source']})"
         )
-    return [*lines, "", *task_lines(statistics["tasks"], markdown)]
+    return [*lines, "", *task_lines(statistics["tasks"], markdown, links)]

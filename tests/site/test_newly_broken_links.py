@@ -47,3 +47,27 @@ def test_the_index_links_each_newly_broken_task(demo_site: tuple[Path, BuildRepo
     for link in links:
         target = site / link.attrs["href"]
         assert "✓→✗" in parse_file(target).one("tr", id="metric-candidate_success").text
+
+
+def test_gate_markdown_links_each_newly_broken_task_to_its_diff(
+    demo_db: Path, demo_site: tuple[Path, BuildReport]
+) -> None:
+    """``gate --markdown --site-url URL`` (the nightly's PR comment or job summary): each
+    newly broken task links to the page of its diff on the site published at URL."""
+    import re
+
+    from typer.testing import CliRunner
+
+    from reportgen.cli import app
+
+    url = "https://example.org/agents/"
+    result = CliRunner().invoke(
+        app, ["gate", "--db", str(demo_db), "--markdown", "--site-url", url]
+    )
+    assert result.exit_code == 0, result.output
+    links = re.findall(r"^- newly broken: \[`([^`]+)`\]\((\S+)\)$", result.stdout, re.M)
+    assert [task for task, _ in links] == ["nightly/migrate-db", "nightly/review-pull-request"]
+    for _task, href in links:
+        assert href.startswith(url)
+        page = demo_site[0] / href.removeprefix(url)
+        assert "✓→✗" in parse_file(page).one("tr", id="metric-candidate_success").text
