@@ -13,7 +13,7 @@ from typing import Any
 
 from reportgen.site import paths
 from reportgen.site.data import PairInfo, SiteData
-from reportgen.site.pages_compare import ALL_SUITES, NightStats, night_anchor
+from reportgen.site.pages_compare import ALL_SUITES, NightStats, broken_links, night_anchor
 from reportgen.statistics.report import verdict_line
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -40,7 +40,7 @@ def _night_entry(
     return {
         "title": f"{night}: {', '.join(parts)}",
         "lines": [verdict_line(m) for m in found],
-        "broken": broken,
+        "broken": broken_links(data, night, broken),
         "updated": stamps[-1] if stamps else f"{night}T00:00:00Z",
     }
 
@@ -80,7 +80,7 @@ def feed_xml(
             [
                 stats["headline"],
                 *entry["lines"],
-                *(f"newly broken: {task}" for task in entry["broken"]),
+                *(f"newly broken: {link.text} ({base}{link.href})" for link in entry["broken"]),
             ]
         )
         _text(node, "summary", summary)

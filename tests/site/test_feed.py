@@ -25,6 +25,10 @@ def test_feed_has_one_entry_per_compared_night(demo_site: Site) -> None:
     latest = parsed.entries[0]
     assert "regression" in latest.title and "success" in latest.summary
     assert "newly broken: nightly/" in latest.summary
+    for line in latest.summary.splitlines():  # each newly broken task names its diff's page
+        if line.startswith("newly broken: "):
+            page = line.rsplit("(", 1)[1].rstrip(")")
+            assert "✓→✗" in (out / page).read_text(encoding="utf-8")
     assert parsed.feed.updated == BUILD_TIME
     for entry in parsed.entries:
         page, _, anchor = entry.link.partition("#")
