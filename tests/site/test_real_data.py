@@ -271,3 +271,19 @@ def test_all_data_pages_render_without_errors_and_fit_390_px(
         checked.open(tree).screenshot(path=str(SCREENSHOTS / "run-tree-390px.png"), full_page=True)
         assert checked.problems == []
     assert wide == {}
+
+
+def test_all_data_newly_broken_tasks_reach_their_diff(all_data_site: tuple[Path, Path]) -> None:
+    """On the real data (Kodah against iSWE-Agent on SWE-PolyBench breaks tasks), every newly
+    broken task named on the index and on a comparison page links to a diff that shows it."""
+    site = all_data_site[1]
+    pages = [site / "index.html", *sorted((site / "compare").glob("*/index.html"))]
+    checked = 0
+    for page in pages:
+        for paragraph in parse_file(page).select("p", class_="newly-broken"):
+            for link in paragraph.select("a"):
+                target = page.parent / link.attrs["href"]
+                row = parse_file(target).one("tr", id="metric-candidate_success")
+                assert "✓→✗" in row.text, (page, link.attrs["href"])
+                checked += 1
+    assert checked > 0
