@@ -35,11 +35,22 @@ def row(pair: PairRecord) -> tuple[str, ...]:
     )
 
 
+def _lost(pair: PairRecord) -> bool:
+    """The baseline passed and the candidate failed: the pair broke."""
+    return bool(pair.get("baseline_success")) and pair.get("candidate_success") is False
+
+
 def _ordered(comparison: Comparison) -> list[PairRecord]:
-    """Failed pairs first, then by divergence, so regressions lead."""
+    """Failed pairs first, then pairs whose outcome broke (passed, then failed), then by
+    divergence, so what got worse leads (the index's rule too)."""
     return sorted(
         comparison.pairs,
-        key=lambda p: (p["passed"], -p["trajectory_divergence_index"], p["pair_id"]),
+        key=lambda p: (
+            p["passed"],
+            not _lost(p),
+            -p["trajectory_divergence_index"],
+            p["pair_id"],
+        ),
     )
 
 
@@ -53,7 +64,8 @@ def _shown(comparison: Comparison, limit: int) -> tuple[list[PairRecord], str | 
     failed = sum(1 for p in rest if not p["passed"])
     what = f"{failed} failed a gate" if failed else "all passed"
     return ordered[:limit], (
-        f"... {len(rest)} more pair(s) not shown ({what}; by divergence, highest first); "
+        f"... {len(rest)} more pair(s) not shown ({what}; broken outcomes, then by divergence,"
+        " highest first); "
         "--json lists every pair."
     )
 

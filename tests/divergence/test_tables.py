@@ -89,3 +89,17 @@ def test_steps_are_attached_only_on_demand(tmp_path: Path) -> None:
     assert rows[0]["candidate_step"]["input"] == {"x": 2}
     assert rows[1]["baseline_step"]["action"] == "b" and rows[1]["candidate_step"] is None
     assert seen == [("computing metrics", 1, 1)]
+
+
+def test_a_broken_outcome_comes_before_more_divergent_unchanged_pairs() -> None:
+    """Failed gates first, then pairs that passed on the baseline and fail on the candidate,
+    then the most divergent: a newly broken task never sits below unchanged ones."""
+    calm = fake_pair(1, 0.9, True) | {"baseline_success": True, "candidate_success": True}
+    broke = fake_pair(2, 0.1, True) | {"baseline_success": True, "candidate_success": False}
+    fixed = fake_pair(3, 0.5, True) | {"baseline_success": False, "candidate_success": True}
+    gated = fake_pair(4, 0.0, False)
+    text = markdown(Comparison([calm, broke, fixed, gated], [], []))  # type: ignore[list-item]
+    rows = [
+        line.split(" | ")[0].lstrip("| ") for line in text.splitlines() if line.startswith("| p0")
+    ]
+    assert rows == ["p00004", "p00002", "p00001", "p00003"]
