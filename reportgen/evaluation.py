@@ -50,11 +50,15 @@ def evaluate_labels(
     baseline_label: str,
     candidate_label: str,
     judging: Judging = Judging(),
+    *,
+    label_level: bool = True,
     **options: Any,
 ) -> Comparison:
     """Two labels of an archive (``options``: as for
     :func:`reportgen.divergence.compare.compare_labels`, e.g. the batches, ``pair_by``). The
-    convergence gate, when set, judges the candidate's groups of repeated runs of the batch."""
+    convergence gate, when set, judges the candidate's groups of repeated runs of the batch.
+    ``label_level`` off: the pairs and their gates only, no statistics over the tasks nor
+    headline (a site's every-night view, whose nights are judged one by one)."""
     comparison = compare_labels(con, baseline_label, candidate_label, judging.thresholds, **options)
     if judging.min_convergence is not None:
         from reportgen.convergence.gate import gate_convergence
@@ -68,7 +72,7 @@ def evaluate_labels(
             label=candidate_label,
             batch=batch,
         )
-    return judged(comparison, judging)
+    return judged(comparison, judging) if label_level else comparison
 
 
 def judged(comparison: Comparison, judging: Judging) -> Comparison:

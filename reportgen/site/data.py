@@ -141,7 +141,9 @@ def _pairs(
     """The two labels evaluated night by night (every pair with its metrics and outcomes, the
     unpaired runs), and the latest night evaluated on its own, as ``reportgen gate`` evaluates
     it (its verdicts, headline and each task's noise floor of divergence)."""
-    every = evaluate_labels(con, base, cand, with_steps=False, require_pairs=False)
+    every = evaluate_labels(
+        con, base, cand, with_steps=False, require_pairs=False, label_level=False
+    )
     latest = None
     if every.pairs:
         night = max(runs_by_id[p["baseline_run_id"]]["batch"] for p in every.pairs)
