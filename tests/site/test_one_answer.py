@@ -75,3 +75,28 @@ def test_every_surface_says_the_same(demo_db: Path, demo_site: tuple[Path, Build
     assert text[0] == page_said
     regressions = [verdict_line(m) for m in metrics if m["verdict"] == "regression"]
     assert regressions and all(line in text for line in regressions)
+
+
+def test_the_matrix_says_what_gate_says(demo_db: Path, tmp_path: Path) -> None:
+    """With two comparisons the matrix shows each side by side; the first column's cells are
+    the strings of the verdict parts `gate` gives for that night (the delta, the interval and
+    its level, both values)."""
+    from reportgen.site import build_site
+
+    out = tmp_path / "site"
+    build_site(
+        demo_db,
+        out,
+        build_time="2026-11-29T06:00:00Z",
+        compare=["baseline..candidate", "candidate..baseline"],
+    )
+    metrics = json.loads(_gate(demo_db, "--json"))["summary"]["metrics"]
+    matrix = parse_file(out / "compare" / "matrix.html")
+    for entry in metrics:
+        parts = verdict_parts(entry)
+        row = matrix.one("tr", id=f"metric-{entry['metric']}")
+        cell = _squash(row.select("td")[0].text)
+        assert cell.startswith(parts["delta"]), (entry["metric"], cell)
+        if parts["interval"] != "no interval":
+            assert f"[{parts['interval']}, {parts['level']} %]" in cell
+            assert f"{parts['baseline']} → {parts['candidate']}" in cell
