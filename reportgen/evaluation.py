@@ -111,12 +111,14 @@ def violations_in_words(comparison: Comparison) -> list[str]:
         lines += [
             f"convergence: {term_text(v['message'])}" for v in comparison.convergence["violations"]
         ]
-    stats = comparison.statistics or {}
+    stats = comparison.statistics
+    if stats is None:
+        return lines
     lines += [
         f"{v['gate']}: {v['metric']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
-        for v in stats.get("label_violations", [])
+        for v in stats["label_violations"]
     ]
-    if stats.get("fail_on_regression"):
+    if stats["fail_on_regression"]:
         lines += [
             f"{m['metric']}: regression ({m['baseline']:.6g} -> {m['candidate']:.6g},"
             f" {level_text(m['ci_level'])} % CI {m['ci_low']:.6g} to {m['ci_high']:.6g},"

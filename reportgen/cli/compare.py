@@ -161,8 +161,8 @@ def _diff_links(
     the baseline passed."""
     from reportgen.site.paths import pair_path
 
-    stats = comparison.statistics or {}
-    broken = set(stats.get("tasks", {}).get("newly_broken_tasks", []))
+    stats = comparison.statistics
+    broken = set(stats["tasks"]["newly_broken_tasks"]) if stats else set()
     lost = [
         p for p in comparison.pairs if p["baseline_success"] and p["candidate_success"] is False
     ]

@@ -28,7 +28,13 @@ from reportgen.divergence.pairing import (
     pair_runs,
     runs_of_label,
 )
-from reportgen.divergence.records import DiffRows, PairRecord, RunOutcome
+from reportgen.divergence.records import (
+    ConvergenceGate,
+    DiffRows,
+    LabelStatistics,
+    PairRecord,
+    RunOutcome,
+)
 from reportgen.divergence.reference import argument_diff
 from reportgen.divergence.step_json import StepDiffWriter
 from reportgen.errors import InputError
@@ -54,10 +60,10 @@ class Comparison:
     unpaired: list[Unpaired] = field(default_factory=list)
     paired_by: tuple[str, ...] = LABEL_KEYS  # the keys that paired the runs (PAIR_KEYS)
     thresholds: list[Threshold] = field(default_factory=list)
-    convergence: dict[str, Any] | None = None  # the --min-convergence gate, when applied
+    convergence: ConvergenceGate | None = None  # the --min-convergence gate, when applied
     task_keys: dict[str, str] = field(default_factory=dict)
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # task key -> baseline A/A TDI
-    statistics: dict[str, Any] | None = None  # reportgen.statistics.attach_statistics
+    statistics: LabelStatistics | None = None  # reportgen.statistics.attach_statistics
     headline: str = ""  # one sentence, first on every surface (reportgen.evaluation.judged)
     # steps_later: writes the step_diffs of the pairs as JSON text, the pairs' own left empty
     # (the connection it reads must still be open)

@@ -110,6 +110,34 @@ class PairRecord(TypedDict):
 DIFF_STATUSES: Final = ("matched", "modified", "added", "removed")
 
 
+class LabelStatistics(TypedDict):
+    """The label-level judgement of a comparison (``summary`` of ``--json``), as
+    :func:`reportgen.statistics.attach_statistics` stores it on the comparison: each metric's
+    estimate, interval at its level, p-value and verdict (``metrics``), the task classes
+    (``tasks``), the label-level gates broken and not judged, the regressions and whether they
+    fail (``fail_on_regression``)."""
+
+    metrics: list[dict[str, Any]]
+    tasks: dict[str, Any]
+    alpha: float
+    label_violations: list[dict[str, Any]]
+    label_gates_not_evaluated: list[dict[str, Any]]
+    regressions: list[str]
+    fail_on_regression: bool
+
+
+class ConvergenceGate(TypedDict):
+    """The ``--min-convergence`` gate applied to a comparison's candidate: its label, the
+    threshold and where it came from, how many groups of repeated runs were judged, and the
+    violations (:class:`reportgen.gating.verdict.Violation` as dicts)."""
+
+    label: str
+    threshold: float
+    source: str
+    groups: int
+    violations: list[dict[str, Any]]
+
+
 @dataclass(frozen=True, slots=True)
 class DiffRows:
     """The step_diffs rows of many pairs as arrays, not dicts (``compare --json`` writes them

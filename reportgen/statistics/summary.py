@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from reportgen._gc import collector_paused
 from reportgen.divergence.compare import Comparison
-from reportgen.divergence.records import PairRecord
+from reportgen.divergence.records import LabelStatistics, PairRecord
 from reportgen.errors import UsageError
 from reportgen.gating.metrics import LABEL_METRICS, LabelMetric, label_metric_for_gate
 from reportgen.gating.thresholds import Threshold
@@ -429,7 +429,7 @@ def attach_statistics(
     seed: int = SEED,
     min_effect: Mapping[str, float] | None = None,
     thresholds: Sequence[Threshold] | None = None,
-) -> dict[str, Any]:
+) -> LabelStatistics:
     """Compute the label-level statistics of ``comparison`` and store them on it: its JSON
     summary gains ``metrics`` and ``tasks``, its verdict the label-level gates and, with
     ``fail_on_regression``, every metric whose verdict is ``regression``. ``min_effect``
@@ -446,7 +446,7 @@ def _attach(
     seed: int,
     min_effect: Mapping[str, float] | None,
     thresholds: Sequence[Threshold] | None,
-) -> dict[str, Any]:
+) -> LabelStatistics:
     gates = list(comparison.thresholds if thresholds is None else thresholds)
     unknown_names = set(min_effect or {}) - {m.name for m in LABEL_METRICS}
     if unknown_names:
@@ -463,7 +463,7 @@ def _attach(
         effects=min_effects(gates, min_effect),
     )
     broken, unknown = label_violations(metrics, gates)
-    result = {
+    result: LabelStatistics = {
         "metrics": metrics,
         "tasks": task_classes(comparison.pairs, comparison.task_keys),
         "alpha": alpha,
