@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 
 from reportgen.divergence.compare import Comparison, compare_labels, compare_paths, judge_pairs
+from reportgen.divergence.records import LabelStatistics, PairRecord
 from reportgen.gating import Threshold
 from reportgen.statistics import attach_statistics
 from reportgen.statistics.headline import gates_sentence, headline
@@ -94,6 +95,16 @@ def judged(comparison: Comparison, judging: Judging) -> Comparison:
     )
     comparison.headline = headline(stats["metrics"], stats["tasks"], gates=gates)
     return comparison
+
+
+def judged_pairs(
+    pairs: Sequence[PairRecord], task_keys: Mapping[str, str], floors: Mapping[str, float]
+) -> LabelStatistics:
+    """The label-level judgement of pairs already evaluated (one night of an every-night
+    evaluation, one suite of it), with the default judging: what ``gate --batch NIGHT`` says
+    of them, given each task's noise floor of divergence (``floors``; none known: no TDI)."""
+    part = Comparison(list(pairs), task_keys=dict(task_keys), repeat_tdi=dict(floors))
+    return attach_statistics(part)
 
 
 def violations_in_words(comparison: Comparison) -> list[str]:

@@ -76,8 +76,8 @@ PAIR_FUNCTIONS = {
         "repeat_pairs", "run_outcomes",
     },
     "reportgen.divergence.metrics": {"pair_metrics", "pair_metrics_rows"},
-    "reportgen.statistics": {"attach_statistics"},
-    "reportgen.statistics.summary": {"attach_statistics"},
+    "reportgen.statistics": {"attach_statistics", "label_statistics", "task_classes"},
+    "reportgen.statistics.summary": {"attach_statistics", "label_statistics", "task_classes"},
 }  # fmt: skip
 
 

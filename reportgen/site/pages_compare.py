@@ -15,6 +15,7 @@ from markupsafe import Markup
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.reference import argument_diff, normalise_status
 from reportgen.divergence.view import earliest_rows
+from reportgen.evaluation import judged_pairs
 from reportgen.gating import PairMetric, pair_metrics, stagnant_loops
 from reportgen.gating.metrics import Pair, outcome_mark, reward_delta
 from reportgen.site import charts, fmt, paths
@@ -32,7 +33,6 @@ from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
 from reportgen.site.worddiff import REWRITE, diff_texts, word_diff
-from reportgen.statistics import label_statistics, task_classes
 from reportgen.statistics.headline import headline
 from reportgen.statistics.methods import wilson
 from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
@@ -438,7 +438,8 @@ def night_statistics(data: SiteData) -> NightStats:
             metrics, tasks = judged["metrics"], judged["tasks"]  # what `gate` says of it
         else:
             floors = data.repeat_tdi if night == latest else {}
-            metrics, tasks = label_statistics(records, keys, floors), task_classes(records, keys)
+            judged_night = judged_pairs(records, keys, floors)
+            metrics, tasks = judged_night["metrics"], judged_night["tasks"]
         out[(suite, night)] = {
             "suite": suite,
             "batch": night,
