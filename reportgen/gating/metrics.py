@@ -74,7 +74,9 @@ class PairMetric:
 
     ``key`` is the field of the pair record (the JSON contract); ``read`` gives the gated
     value (default: that field); ``cell`` the table text; ``compute``, when given, derives the
-    field from the rest of the record (metrics that need no kernel of their own)."""
+    field from the rest of the record (metrics that need no kernel of their own);
+    ``definition`` what it means, in one or two sentences (the site's glossary and
+    tooltips show it, and nothing else defines the metric)."""
 
     name: str
     key: str
@@ -86,6 +88,7 @@ class PairMetric:
     read: Callable[[Pair], float | None] | None = None
     cell: Callable[[Pair], str] | None = None
     compute: Callable[[Pair], float | None] | None = None
+    definition: str = ""  # what it means, for the site's glossary and tooltips
 
     def value(self, pair: Pair) -> float | None:
         """The number this metric gates on, for one pair (None: unknown)."""
@@ -125,6 +128,8 @@ def stagnant_loops(pair: Pair, side: str = "candidate") -> int:
     return sum(1 for loop in pair["loops_detected"] if loop["side"] == side and loop["stagnant"])
 
 
+MINUS, TIMES = "\N{MINUS SIGN}", "\N{MULTIPLICATION SIGN}"
+
 _BUILTIN: tuple[PairMetric, ...] = (
     PairMetric(
         "divergence",
@@ -136,6 +141,9 @@ _BUILTIN: tuple[PairMetric, ...] = (
         Gate("divergence", "--max-divergence", "max_divergence", "Fail when TDI > this.",
              keyword="max_divergence"),
         cell=lambda p: f"{p['trajectory_divergence_index']:.3f}",
+        definition=f"Trajectory Divergence Index: 1 {MINUS} 2 {TIMES} aligned steps / the steps of both runs "
+        "(aligned: the longest common subsequence of step signatures); 0 the same path, 1 "
+        "nothing in common.",
     ),
     PairMetric(
         "wasted_effort",
@@ -147,6 +155,8 @@ _BUILTIN: tuple[PairMetric, ...] = (
         Gate("wasted_effort", "--max-wasted-effort", "max_wasted_effort",
              "Fail when candidate WEI > this.", keyword="max_wasted_effort"),
         cell=lambda p: f"{p['baseline_wei']:.2f}→{p['candidate_wei']:.2f}",
+        definition="Wasted Effort Index: the share of a run's steps that errored, were retried or "
+        "abandoned (0 none wasted, 1 all).",
     ),
     PairMetric(
         "loops",
@@ -159,6 +169,8 @@ _BUILTIN: tuple[PairMetric, ...] = (
              keyword="max_loops"),
         read=lambda p: float(stagnant_loops(p)),
         cell=lambda p: str(stagnant_loops(p)),
+        definition="Stagnant loops: a block of steps repeated back to back with the same input and output "
+        "every time. Repeats whose input or output changes are not loops.",
     ),
     PairMetric(
         "identical_calls",
@@ -173,6 +185,8 @@ _BUILTIN: tuple[PairMetric, ...] = (
              metavar="N"),
         read=lambda p: float(p.get("candidate_identical_calls", 0)),
         cell=lambda p: str(p.get("candidate_identical_calls", 0)),
+        definition="Identical calls: the times a run repeats a call with the same action, input and "
+        "output anywhere in the run.",
     ),
     PairMetric(
         "recovery_ratio",
@@ -184,6 +198,8 @@ _BUILTIN: tuple[PairMetric, ...] = (
         Gate("recovery_ratio", "--max-recovery-ratio", "max_recovery_ratio",
              "Fail when RSR > this.", keyword="max_recovery_step_ratio"),
         cell=lambda p: f"{p['recovery_step_ratio']:.2f}",
+        definition="Recovery Step Ratio: steps the candidate took to get back on the baseline's path "
+        "after errors, over the baseline's (1 the same, above 1 slower).",
     ),
     PairMetric(
         "cost_delta",
@@ -194,6 +210,8 @@ _BUILTIN: tuple[PairMetric, ...] = (
         "higher",
         Gate("cost_delta", "--max-cost-delta", "max_cost_delta",
              "Fail when cost grows by > this %.", keyword="max_cost_increase_pct"),
+        definition=f"Cost change: (candidate cost {MINUS} baseline cost) / baseline cost, in %; unknown "
+        "when the baseline gives no cost.",
     ),
     PairMetric(
         "token_delta",
@@ -204,6 +222,7 @@ _BUILTIN: tuple[PairMetric, ...] = (
         "higher",
         Gate("token_delta", "--max-token-delta", "max_token_delta",
              "Fail when tokens grow by > this %.", keyword="max_token_increase_pct"),
+        definition=f"Token change: (candidate tokens {MINUS} baseline tokens) / baseline tokens, in %.",
     ),
     PairMetric(
         "latency_delta",
@@ -214,6 +233,7 @@ _BUILTIN: tuple[PairMetric, ...] = (
         "higher",
         Gate("latency_delta", "--max-latency-delta", "max_latency_delta",
              "Fail when latency grows by > this %.", keyword="max_latency_increase_pct"),
+        definition=f"Latency change: (candidate latency {MINUS} baseline latency) / baseline latency, in %.",
     ),
     PairMetric(
         "avoidable_cost",
@@ -230,6 +250,10 @@ _BUILTIN: tuple[PairMetric, ...] = (
             "n/a" if p.get("candidate_avoidable_cost_usd") is None
             else f"${p['candidate_avoidable_cost_usd']:.4f}"
         ),
+        definition="Avoidable spend: what the candidate run spent on calls it could have skipped "
+        "(identical calls repeated, unchanged files read again, failed calls retried with the "
+        "same input, the prompt cache rebuilt after a pause, very long prompts, expensive "
+        "sub-agents), in USD; reportgen spend lists the findings.",
     ),
     # outcomes: no per-pair gate (one run passing or failing is noise; the label-level
     # --max-success-drop and --max-reward-drop below judge them over the tasks)
@@ -244,6 +268,8 @@ _BUILTIN: tuple[PairMetric, ...] = (
         cell=lambda p: (
             outcome_mark(p.get("baseline_success")) + "→" + outcome_mark(p.get("candidate_success"))
         ),
+        definition="Task success: whether the run passed its task's check (✓ passed, ✗ failed, ? "
+        "unknown); newly broken: passed on the baseline, fails on the candidate.",
     ),
     PairMetric(
         "reward_delta",
@@ -254,6 +280,7 @@ _BUILTIN: tuple[PairMetric, ...] = (
         "lower",
         cell=lambda p: "n/a" if p.get("reward_delta") is None else f"{p['reward_delta']:+.3f}",
         compute=reward_delta,
+        definition=f"Reward change: candidate reward {MINUS} baseline reward (the benchmark's score).",
     ),
 )  # fmt: skip
 
@@ -292,6 +319,7 @@ class LabelMetric:
     scale: float = 1.0  # the gate's unit per unit of delta (a rate's 100 points)
     family: Literal["primary", "secondary"] = "secondary"
     unit: Literal["rate", "number", "usd", "ms", "tokens", "steps"] = "number"
+    definition: str = ""  # what it means over the tasks (the site's glossary and tooltips)
 
     @property
     def grain(self) -> str:
@@ -345,25 +373,36 @@ MAX_REWARD_DROP = Gate(
 LABEL_METRICS: tuple[LabelMetric, ...] = (
     LabelMetric("success_rate", "success", "rate", "lower", 0.05,
                 _number("candidate_success"), _number("baseline_success"),
-                gate=MAX_SUCCESS_DROP, scale=100.0, family="primary", unit="rate"),
+                gate=MAX_SUCCESS_DROP, scale=100.0, family="primary", unit="rate",
+                definition="Success rate: the share of tasks passed (each task once, its trials averaged); "
+                "its change is in percentage points."),
     LabelMetric("reward", "reward", "mean", "lower", 0.05,
                 _number("candidate_reward"), _number("baseline_reward"), gate=MAX_REWARD_DROP,
-                family="primary"),
+                family="primary",
+                definition="Mean reward over the tasks (each task once, its trials averaged)."),
     LabelMetric("trajectory_divergence_index", "TDI", "floor", "higher", 0.1,
-                _number("trajectory_divergence_index")),
+                _number("trajectory_divergence_index"),
+                definition="Mean TDI over the tasks, judged against two baseline runs of the "
+                "same task (the noise floor)."),
     LabelMetric("candidate_wei", "WEI", "mean", "higher", 0.05,
-                _number("candidate_wei"), _number("baseline_wei")),
+                _number("candidate_wei"), _number("baseline_wei"),
+                definition="Mean Wasted Effort Index over the tasks."),
     LabelMetric("cost_usd", "cost", "total", "higher", 0.10,
-                _total("candidate", "cost_usd"), _total("baseline", "cost_usd"), unit="usd"),
+                _total("candidate", "cost_usd"), _total("baseline", "cost_usd"), unit="usd",
+                definition="Total cost in USD over the tasks; its change is relative."),
     LabelMetric("tokens", "tokens", "total", "higher", 0.10,
-                _total("candidate", "tokens"), _total("baseline", "tokens"), unit="tokens"),
+                _total("candidate", "tokens"), _total("baseline", "tokens"), unit="tokens",
+                definition="Total tokens (in + out) over the tasks; its change is relative."),
     LabelMetric("latency_ms", "latency", "total", "higher", 0.10,
-                _total("candidate", "latency_ms"), _total("baseline", "latency_ms"), unit="ms"),
+                _total("candidate", "latency_ms"), _total("baseline", "latency_ms"), unit="ms",
+                definition="Total latency over the tasks; its change is relative."),
     LabelMetric("recovery_step_ratio", "recovery steps (RSR)", "total", "higher", 0.10,
                 _number("candidate_recovery_steps"), _number("baseline_recovery_steps"),
-                unit="steps"),
+                unit="steps",
+                definition="Recovery steps over the tasks: the change of their total."),
     LabelMetric("stagnant_loops", "stagnant loops", "mean", "higher", 0.1,
-                _loops("candidate"), _loops("baseline")),
+                _loops("candidate"), _loops("baseline"),
+                definition="Stagnant loops per task (same input and output every repeat)."),
 )  # fmt: skip
 
 

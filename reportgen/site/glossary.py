@@ -8,42 +8,13 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-#: Definitions by registry name (pair metrics) and by statistics key (label-level metrics).
+from reportgen.gating.metrics import LABEL_METRICS, pair_metrics
+
+#: Definitions by registry name (pair metrics) and by statistics key (label-level metrics):
+#: each metric's own ``definition`` in the registry, the one place it is written.
 DEFINITIONS: dict[str, str] = {
-    "divergence": "Trajectory Divergence Index: 1 \N{MINUS SIGN} 2 \N{MULTIPLICATION SIGN} aligned "
-    "steps / the steps of both runs (aligned: the longest common subsequence of step "
-    "signatures); 0 the same path, 1 nothing in common.",
-    "wasted_effort": "Wasted Effort Index: the share of a run's steps that errored, were "
-    "retried or abandoned (0 none wasted, 1 all).",
-    "loops": "Stagnant loops: a block of steps repeated back to back with the same input and "
-    "output every time. Repeats whose input or output changes are not loops.",
-    "identical_calls": "Identical calls: the times a run repeats a call with the same action, "
-    "input and output anywhere in the run.",
-    "recovery_ratio": "Recovery Step Ratio: steps the candidate took to get back on the "
-    "baseline's path after errors, over the baseline's (1 the same, above 1 slower).",
-    "cost_delta": "Cost change: (candidate cost \N{MINUS SIGN} baseline cost) / baseline cost, in %; "
-    "unknown when the baseline gives no cost.",
-    "token_delta": "Token change: (candidate tokens \N{MINUS SIGN} baseline tokens) / baseline tokens, in %.",
-    "latency_delta": "Latency change: (candidate latency \N{MINUS SIGN} baseline latency) / baseline "
-    "latency, in %.",
-    "success": "Task success: whether the run passed its task's check (✓ passed, ✗ failed, "
-    "? unknown); newly broken: passed on the baseline, fails on the candidate.",
-    "avoidable_cost": "Avoidable spend: what the candidate run spent on calls it could have "
-    "skipped (identical calls repeated, unchanged files read again, failed calls retried with "
-    "the same input, the prompt cache rebuilt after a pause, very long prompts, expensive "
-    "sub-agents), in USD; reportgen spend lists the findings.",
-    "reward_delta": "Reward change: candidate reward \N{MINUS SIGN} baseline reward (the benchmark's score).",
-    "success_rate": "Success rate: the share of tasks passed (each task once, its trials "
-    "averaged); its change is in percentage points.",
-    "reward": "Mean reward over the tasks (each task once, its trials averaged).",
-    "trajectory_divergence_index": "Mean TDI over the tasks, judged against two baseline runs "
-    "of the same task (the noise floor).",
-    "candidate_wei": "Mean Wasted Effort Index over the tasks.",
-    "cost_usd": "Total cost in USD over the tasks; its change is relative.",
-    "tokens": "Total tokens (in + out) over the tasks; its change is relative.",
-    "latency_ms": "Total latency over the tasks; its change is relative.",
-    "recovery_step_ratio": "Recovery steps over the tasks: the change of their total.",
-    "stagnant_loops": "Stagnant loops per task (same input and output every repeat).",
+    **{m.name: m.definition for m in pair_metrics()},
+    **{m.name: m.definition for m in LABEL_METRICS},
 }
 
 #: The short names tables and cards use, to the definition they stand for.

@@ -90,7 +90,9 @@ class Renderer:
         )
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
-        self.env.globals.update(term=glossary.term, metric_name=glossary.metric_name)
+        self.env.globals.update(
+            term=glossary.term, metric_name=glossary.metric_name, define=glossary.definition
+        )
         self.fingerprint = _fingerprint(templates, shipped_dir("static")) + _code_fingerprint()
         self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
 

@@ -120,3 +120,14 @@ def test_every_chart_has_a_caption_and_named_axes(demo_site: Site) -> None:
         doc = parse_file(page)
         for box in doc.select("figure", class_="chart-box"):
             assert box.one("figcaption").text.strip(), page
+
+
+def test_every_metric_is_defined_once_in_the_registry() -> None:
+    """The glossary holds no definition of its own: each comes from the metric's registry
+    declaration (pair metrics and label-level metrics alike)."""
+    from reportgen.gating.metrics import LABEL_METRICS, pair_metrics
+    from reportgen.site.glossary import DEFINITIONS
+
+    declared = {m.name: m.definition for m in (*pair_metrics(), *LABEL_METRICS)}
+    assert all(declared.values()), [name for name, text in declared.items() if not text]
+    assert DEFINITIONS == declared
