@@ -130,4 +130,4 @@ def test_every_metric_is_defined_once_in_the_registry() -> None:
 
     declared = {m.name: m.definition for m in (*pair_metrics(), *LABEL_METRICS)}
     assert all(declared.values()), [name for name, text in declared.items() if not text]
-    assert DEFINITIONS == declared
+    assert declared == DEFINITIONS
