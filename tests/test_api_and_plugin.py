@@ -105,3 +105,28 @@ def test_plugin_records_compares_and_reports_missing_baseline(
     regressed = pytester.runpytest("--reportgen-max-loops", "0")
     regressed.assert_outcomes(failed=1)
     regressed.stdout.fnmatch_lines(["*stagnant loops in the candidate = 1 > 0*"])
+
+
+def test_evaluate_is_the_one_call(tmp_path: Path) -> None:
+    """``reportgen.evaluate``: two paths, or two labels of an archive, judged once, with the
+    headline every surface opens with; what ``compare`` and ``gate`` print is made from it."""
+    import reportgen
+    from reportgen.demo import run_demo
+    from reportgen.evaluation import Judging
+    from reportgen.gating import Threshold
+
+    db, _report, _summary = run_demo(tmp_path / "demo", site=False)
+    judged = reportgen.evaluate(
+        db=db,
+        judging=Judging((Threshold("loops", 0.0, "--max-loops"),)),
+        baseline_batch="2026-11-28",
+        candidate_batch="2026-11-28",
+    )
+    assert judged.headline.startswith("Worse: 2 tasks newly broken")
+    assert judged.headline.endswith("Gates failed: 1 pair(s) failed a gate.")
+    assert judged.gates_set and not judged.passed
+    samples = Path(__file__).resolve().parents[1] / "sample_runs" / "nightly"
+    nights = sorted(p for p in samples.iterdir() if p.is_dir())
+    if len(nights) >= 2:
+        pathwise = reportgen.evaluate([nights[0], nights[-1]])
+        assert pathwise.headline and pathwise.paired_by
