@@ -71,3 +71,19 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def html_pages(site: Path) -> list[Path]:
     return sorted(site.rglob("*.html"))
+
+
+@pytest.fixture(scope="session")
+def all_data_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The archive and site of every folder of the shared real data that an adapter reads,
+    built with the default choice of comparisons (no --compare); built once per session."""
+    from tests.site.shared_data import DATA, read_folders
+
+    if not DATA.is_dir():
+        pytest.skip(f"{DATA} is missing (the shared real data)")
+    root = tmp_path_factory.mktemp("all-data")
+    db = root / "all.duckdb"
+    ingest(read_folders(DATA), db)
+    site = root / "site"
+    build_site(db, site, build_time="2026-12-01T00:00:00Z")
+    return db, site

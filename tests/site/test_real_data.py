@@ -16,8 +16,9 @@ from reportgen.site import build_site
 from reportgen.site.paths import compare_dir
 from tests.site.browser_pages import chromium_page
 from tests.site.html import parse_file
+from tests.site.shared_data import DATA, NOT_YET_READ
 
-TAU2 = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tau2-bench"
+TAU2 = DATA / "tau2-bench"
 BASE, CAND = "xai/grok-3", "xai/grok-4"
 
 
@@ -152,57 +153,10 @@ def test_repeats_without_a_stagnant_loop_raise_no_loop_alarm(
         assert any(parse_file(p).select(class_="repeat-mark") for p in pairs)
 
 
-DATA = TAU2.parent
-
-# Folders of the shared data in formats no adapter reads yet (P19, issue 31). Each is taken off
-# this list when an adapter reads it; any other folder that fails to load fails the test.
-NOT_YET_READ = frozenset(
-    {
-        "atif-v1.7",
-        "codex-cli/token-usage-record",
-        "copilot-cli",
-        "harbor-jobs",
-        "inspect-scout",
-        "openhands-sdk",
-        "otel-genai-2026",
-        "swe-bench-harness",
-    }
-)
-
-
-def _read_folders(root: Path, prefix: str = "") -> list[Path]:
-    """The folders under ``root`` an adapter reads: all but NOT_YET_READ, descending
-    into a folder only where a part of it is on that list."""
-    picked = []
-    for entry in sorted(p for p in root.iterdir() if p.is_dir()):
-        name = f"{prefix}{entry.name}"
-        if name in NOT_YET_READ:
-            continue
-        if any(n.startswith(f"{name}/") for n in NOT_YET_READ):
-            picked += _read_folders(entry, f"{name}/")
-        else:
-            picked.append(entry)
-    return picked
-
-
 def test_the_folders_not_yet_read_are_in_the_shared_data() -> None:
     if not DATA.is_dir():
         pytest.skip(f"{DATA} is missing (the shared real data)")
     assert sorted(n for n in NOT_YET_READ if not (DATA / n).exists()) == []
-
-
-@pytest.fixture(scope="module")
-def all_data_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A site from every folder of the shared real data that an adapter reads, built with the
-    default choice of comparisons (no --compare)."""
-    if not DATA.is_dir():
-        pytest.skip(f"{DATA} is missing (the shared real data)")
-    root = tmp_path_factory.mktemp("all-data")
-    db = root / "all.duckdb"
-    ingest(_read_folders(DATA), db)
-    site = root / "site"
-    build_site(db, site, build_time="2026-12-01T00:00:00Z")
-    return db, site
 
 
 def test_all_data_site_picks_a_comparison_and_says_why(all_data_site: tuple[Path, Path]) -> None:
