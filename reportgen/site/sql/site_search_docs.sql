@@ -1,7 +1,6 @@
--- site_search_docs: the text a search hit shows its snippet from: each indexed step's action,
--- status and text, and each run's own text (the same texts, cut at the same length, as
--- site_search indexes, in their original case).
--- Grain: one row per run (idx -1) and per indexed step, ordered by run_no, idx.
+-- site_search_docs: the text a search hit's snippet is cut from (as site_search indexes it).
+-- Grain: one row per run (idx -1) and per indexed step, ordered by run_no, idx: a step's
+--   action, status and text, a run's own text, cut as site_search cuts them, original case.
 -- Needs: temp table rg_search_runs (run_no, run_id, steps), made by reportgen.site.search;
 --   archive tables steps, runs (or the redacted views shadowing them).
 SELECT r.run_no, s.idx, s.action, s.status,
