@@ -6,7 +6,13 @@ One suite ("nightly"), 12 tasks, labels baseline and candidate over 6 nights, th
 repeated 5 times per night (for convergence), and the iteration records of two coding loops on
 the same backlog: one converging, one thrashing. The candidate regresses from the fourth night:
 a stagnant search loop on fix-login, an abandoned migration step, more tool errors, and a
-pricier model."""
+pricier model.
+
+Every run says what it was asked and how it was judged: ``meta.goal`` (the task's goal),
+``meta.scorer`` (the scorer's reason in words) and a final answer in ``output``. A run that
+fails fails for a reason one can see on its page: it called a tool with a wrong argument
+(FAILURES), got an error, and answered differently from a passing run; the candidate's
+migrate-db skips the dry run from the fourth night, hits the migration lock and forces it."""
 
 from __future__ import annotations
 
@@ -43,7 +49,7 @@ PLANS: dict[str, list[tuple[str, str, dict[str, object]]]] = {
         ("llm", "plan", {"goal": "add index to events"}),
         ("tool", "read_file", {"path": "db/schema.sql"}),
         ("tool", "write_file", {"path": "db/migrations/0042.sql", "content": "CREATE INDEX"}),
-        ("tool", "run_command", {"cmd": "make migrate"}),
+        ("tool", "run_command", {"cmd": "make migrate --dry-run"}),
         ("tool", "run_tests", {"target": "tests/db"}),
         ("llm", "summarize", {"style": "pr"}),
     ],
@@ -109,6 +115,115 @@ ANSWERS = {
     ],
     "triage-bug-report": ["bug", "bug", "needs-info", "Bug"],
 }
+
+GOALS = {
+    "fix-login": "Users who log in are sent back to /login instead of /dashboard. Fix the "
+    "redirect in app/auth.py and make tests/test_auth.py pass.",
+    "add-pagination": "GET /orders returns every order at once. Add limit/offset pagination "
+    "in api/orders.py, with tests.",
+    "migrate-db": "Add an index on events.created_at as migration 0042. Dry-run it with "
+    "make migrate --dry-run before applying it, then run tests/db.",
+    "refactor-config": "Split app/settings.py into app/settings/base.py and prod.py without "
+    "breaking the tests.",
+    "update-dependencies": "Bump the outdated packages in requirements.txt and check that the "
+    "tests still pass.",
+    "write-release-notes": "Write the user-facing release notes for every change since v1.4 "
+    "(git log v1.4..HEAD).",
+    "summarize-incident": "Summarise incident 812 (payments API errors) for the postmortem, "
+    "from its status page and the error logs.",
+    "answer-billing-question": "ana@example.com asks why her March invoice is higher than "
+    "February's. Answer her from her invoices.",
+    "triage-bug-report": "Read issue 3141 (a ZeroDivisionError report) and label it bug, "
+    "needs-info or duplicate.",
+    "review-pull-request": "Review pull request 77 for security problems and say whether it can "
+    "be merged.",
+    "plan-sprint": "Plan a two-week sprint from the open issues of the Q1 milestone.",
+    "translate-docs": "Translate docs/intro.md into German, as docs/de/intro.md.",
+}
+
+# The final answer of a passing run of the tasks without ANSWERS, and what the scorer expects.
+PASSED = {
+    "fix-login": "Fixed the login redirect in app/auth.py: users land on /dashboard; "
+    "tests/test_auth.py passes.",
+    "add-pagination": "Added limit/offset pagination to /orders in api/orders.py, with page "
+    "tests; the tests pass.",
+    "migrate-db": "Added migration 0042 (index on events.created_at): the dry run was clean, "
+    "it is applied and tests/db pass.",
+    "refactor-config": "Split app/settings.py into app/settings/base.py and prod.py; the tests "
+    "pass.",
+    "update-dependencies": "Bumped 6 outdated packages in requirements.txt; the tests pass.",
+    "write-release-notes": "Release notes for v1.5: 14 changes since v1.4, grouped for users.",
+    "review-pull-request": "Changes requested: the new /export endpoint of pull request 77 "
+    "skips the auth check.",
+    "plan-sprint": "Two-week sprint: 9 issues of the Q1 milestone, the login and export bugs "
+    "first.",
+    "translate-docs": "Translated docs/intro.md into German at docs/de/intro.md.",
+}
+EXPECTED = {
+    "fix-login": "the redirect fixed in app/auth.py and tests/test_auth.py passing",
+    "add-pagination": "limit/offset pagination in api/orders.py with the tests passing",
+    "migrate-db": "migrate-db to run make migrate with --dry-run first",
+    "refactor-config": "the settings split with the tests passing",
+    "update-dependencies": "the bumps in requirements.txt with the tests passing",
+    "write-release-notes": "notes covering git log v1.4..HEAD",
+    "summarize-incident": "a summary of incident 812 from its status page and logs",
+    "answer-billing-question": "ana@example.com's March invoice explained",
+    "triage-bug-report": "issue 3141 labelled",
+    "review-pull-request": "the missing auth check on /export in pull request 77 flagged",
+    "plan-sprint": "a plan from the Q1 milestone's issues",
+    "translate-docs": "the German translation at docs/de/intro.md",
+}
+# How a failing run of each task goes wrong: the tool it calls with a wrong argument (the
+# first call of that action gets this input), the error it gets, its final answer (tasks
+# without ANSWERS) and the scorer's words for it.
+FAILURES: dict[str, tuple[str, dict[str, object], str, str | None, str]] = {
+    "fix-login": ("read_file", {"path": "app/login.py"}, "FileNotFoundError: app/login.py",
+                  "Could not find the login handler (app/login.py); nothing changed.",
+                  "it read app/login.py, which does not exist, and changed nothing"),
+    "add-pagination": ("edit_file", {"path": "api/order.py", "diff": "limit/offset"},
+                       "FileNotFoundError: api/order.py",
+                       "Added pagination to api/order.py.",
+                       "it edited api/order.py, which does not exist"),
+    "migrate-db": ("run_command", {"cmd": "make migrate"},
+                   "refused: migration lock held; run make migrate --dry-run first",
+                   "Migration 0042 was not applied: the migration lock was held.",
+                   "it skipped the dry run and the migration was refused"),
+    "refactor-config": ("run_tests", {"target": "test"},
+                        "ERROR: file or directory not found: test",
+                        "Split app/settings.py into base.py and prod.py (tests not run).",
+                        "it ran the tests on 'test', which does not exist"),
+    "update-dependencies": ("edit_file", {"path": "requirement.txt", "diff": "bumps"},
+                            "FileNotFoundError: requirement.txt",
+                            "Bumped 6 packages in requirement.txt.",
+                            "it edited requirement.txt, which does not exist"),
+    "write-release-notes": ("run_command", {"cmd": "git log v1.4"},
+                            "fatal: ambiguous argument 'v1.4': unknown revision",
+                            "No user-facing changes since v1.4.",
+                            "it asked git for the unknown revision v1.4 and found no changes"),
+    "summarize-incident": ("fetch_url", {"url": "https://status.example/incidents/821"},
+                           "HTTP 404 from status.example", None,
+                           "it fetched incident 821 (404) instead of 812"),
+    "answer-billing-question": ("lookup_customer", {"email": "ana@example.org"},
+                                "no customer with email ana@example.org", None,
+                                "it looked up ana@example.org, who is not a customer"),
+    "triage-bug-report": ("read_issue", {"number": 3114}, "HTTP 404: issue 3114 not found",
+                          None, "it read issue 3114 (not found) instead of 3141"),
+    "review-pull-request": ("read_diff", {"pr": 7}, "HTTP 404: pull request 7 not found",
+                            "Looks good to me: no security problems found.",
+                            "it asked for pull request 7 (not found) and approved without "
+                            "reading the diff"),
+    "plan-sprint": ("list_issues", {"milestone": "Q2"}, "no milestone named Q2",
+                    "Sprint plan: no open issues to schedule.",
+                    "it listed the issues of milestone Q2, which does not exist"),
+    "translate-docs": ("write_file", {"path": "docs/intro.md", "content": "..."},
+                       "PermissionError: docs/intro.md is read-only",
+                       "Translated docs/intro.md into German in place.",
+                       "it wrote over the English docs/intro.md instead of docs/de/intro.md"),
+}  # fmt: skip
+FORCED = (
+    "Forced migration 0042 past the migration lock; no dry run, tests/db not checked.",
+    "it ran make migrate without --dry-run, hit the migration lock and forced it",
+)
 
 PRICE = {"baseline": (2.5e-6, 10e-6), "candidate": (3.0e-6, 12e-6)}  # USD per token in, out
 
@@ -196,7 +311,16 @@ def make_run(
                 steps.append(step)
             continue
         if regressed and task == "migrate-db" and action == "run_command":
-            step, clock = _step(rng, label, step_type, action, data, "abandoned", clock)
+            step, clock = _step(
+                rng,
+                label,
+                step_type,
+                action,
+                {"cmd": "make migrate"},
+                "abandoned",
+                clock,
+                output="gave up: migration lock held by another process (no dry run first)",
+            )
             steps.append(step)
             step, clock = _step(
                 rng,
@@ -223,6 +347,7 @@ def make_run(
         "trial": trial,
         "started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "meta": {
+            "goal": GOALS[task],
             "model": "m-1" if label == "baseline" else "m-1.5-preview",
             "git_sha": f"{rng.getrandbits(28):07x}",
             "notes": "Candidate switches to **m-1.5-preview**."
@@ -238,10 +363,22 @@ def make_run(
         )
         run["output"] = rng.choices(choices, weights=weights)[0]
     else:
-        run["output"] = f"{task}: done"
-    run["success"] = all(s["status"] != "abandoned" for s in steps) and rng.random() > (
-        0.25 if regressed else 0.08
-    )
+        run["output"] = PASSED[task]
+    forced = any(s["status"] == "abandoned" for s in steps)
+    run["success"] = not forced and rng.random() > (0.25 if regressed else 0.08)
+    meta: dict[str, object] = run["meta"]  # type: ignore[assignment]
+    if run["success"]:
+        meta["scorer"] = f"pass: {EXPECTED[task]}"
+    elif forced:
+        run["output"] = FORCED[0]
+        meta["scorer"] = f"fail: expected {EXPECTED[task]}; {FORCED[1]}"
+    else:
+        action, wrong, error, answer, why = FAILURES[task]
+        step = next(s for s in steps if s["action"] == action)
+        step.update(input=wrong, status="error", output=error)
+        if answer is not None:
+            run["output"] = answer
+        meta["scorer"] = f"fail: expected {EXPECTED[task]}; {why}"
     return run
 
 

