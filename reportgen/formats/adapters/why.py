@@ -62,3 +62,35 @@ def call_text(name: Any, arguments: Any) -> str:
     else:
         args = json.dumps(arguments, ensure_ascii=False, default=str)
     return f"{name}({args})"
+
+
+def failed_tests(group: str, tests: list[str], shown: int = 10) -> list[str]:
+    """Lines naming the failed tests of ``group`` (``FAIL_TO_PASS``...), the first ``shown``
+    of them, then how many more."""
+    found = [f"failed {group}: {t}" for t in tests[:shown]]
+    if len(tests) > shown:
+        found.append(f"… and {len(tests) - shown} more failed {group}")
+    return found
+
+
+def swe_report(exit_status: Any, report: dict[str, Any] | None) -> str | None:
+    """A SWE-bench run's outcome in words: the agent's exit status, then (from the harness's
+    ``report.json``) whether the patch applied and resolved the issue, each test group's
+    count passed and the tests that failed."""
+    parts: list[str | None] = [f"exit status: {exit_status}" if exit_status else None]
+    if report:
+        if report.get("patch_successfully_applied") is False:
+            parts.append("patch not applied")
+        if isinstance(report.get("resolved"), bool):
+            parts.append("resolved" if report["resolved"] else "not resolved")
+        status = report.get("tests_status") if isinstance(report.get("tests_status"), dict) else {}
+        for group in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+            outcome = status.get(group) if isinstance(status.get(group), dict) else None
+            if outcome is None:
+                continue
+            passed = [str(t) for t in outcome.get("success") or []]
+            failed = [str(t) for t in outcome.get("failure") or []]
+            if passed or failed:
+                parts.append(f"{group}: {len(passed)} of {len(passed) + len(failed)} pass")
+            parts += failed_tests(group, failed)
+    return lines(*parts)
