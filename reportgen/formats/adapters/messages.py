@@ -108,7 +108,8 @@ def final_text(value: Any) -> str | None:
         choices = parsed.get("choices")
         if isinstance(choices, list):
             first = choices[0] if choices and isinstance(choices[0], dict) else {}
-            message = first.get("message") if isinstance(first.get("message"), dict) else {}
+            message = first.get("message")
+            message = message if isinstance(message, dict) else {}
             return content_text(message.get("content"))
         if isinstance(parsed.get("text"), str):
             return parsed["text"] or None

@@ -193,7 +193,8 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         reward = result.get("reward")
         reward = float(reward) if isinstance(reward, (int, float)) else None
         info = result.get("info") if isinstance(result.get("info"), dict) else {}
-        task = info.get("task") if isinstance(info.get("task"), dict) else {}
+        task = info.get("task")
+        task = task if isinstance(task, dict) else {}
         rows.begin(stable_id(source, task_id, position))
         emit(rows, _steps(traj))
         rows.end(
@@ -223,7 +224,8 @@ def _scorer(info: Any) -> str | None:
     parts: list[str | None] = []
     if info.get("reward") is not None:
         parts.append(f"reward {info['reward']}")
-    checks = info.get("info") if isinstance(info.get("info"), dict) else {}
+    checks = info.get("info")
+    checks = checks if isinstance(checks, dict) else {}
     if "r_actions" in checks:
         matched = checks["r_actions"] == 1
         parts.append(
@@ -237,7 +239,8 @@ def _scorer(info: Any) -> str | None:
                 "expected action: " + call_text(a.get("name"), a.get("kwargs")) for a in expected
             ]
     if "r_outputs" in checks:
-        outputs = checks.get("outputs") if isinstance(checks.get("outputs"), dict) else {}
+        outputs = checks.get("outputs")
+        outputs = outputs if isinstance(outputs, dict) else {}
         missing = [str(k) for k, v in outputs.items() if not v]
         parts.append(
             f"r_outputs {checks['r_outputs']}"

@@ -83,10 +83,10 @@ def swe_report(exit_status: Any, report: dict[str, Any] | None) -> str | None:
             parts.append("patch not applied")
         if isinstance(report.get("resolved"), bool):
             parts.append("resolved" if report["resolved"] else "not resolved")
-        status = report.get("tests_status") if isinstance(report.get("tests_status"), dict) else {}
+        status = _object(report.get("tests_status"))
         for group in ("FAIL_TO_PASS", "PASS_TO_PASS"):
-            outcome = status.get(group) if isinstance(status.get(group), dict) else None
-            if outcome is None:
+            outcome = _object(status.get(group))
+            if not outcome:
                 continue
             passed = [str(t) for t in outcome.get("success") or []]
             failed = [str(t) for t in outcome.get("failure") or []]
@@ -94,3 +94,7 @@ def swe_report(exit_status: Any, report: dict[str, Any] | None) -> str | None:
                 parts.append(f"{group}: {len(passed)} of {len(passed) + len(failed)} pass")
             parts += failed_tests(group, failed)
     return lines(*parts)
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
