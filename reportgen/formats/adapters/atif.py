@@ -34,6 +34,7 @@ from reportgen.formats.adapters.rows import (
     parse_document,
     require,
 )
+from reportgen.formats.adapters.why import why as why_panel
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -341,6 +342,7 @@ def _run(rows: Collector, chain: list[Part]) -> None:
     stamps: list[float] = []
     output: str | None = None
     given: str | None = None
+    goal = _goal(document["steps"])
     for part_source, part in chain:
         given, output = _steps(rows, part_source, part, model, given, output, stamps)
     last = chain[-1][1]
@@ -379,8 +381,23 @@ def _run(rows: Collector, chain: list[Part]) -> None:
             "continuation_files": [s.display for s, _ in chain[1:]] or None,
             "continues": session if number is not None else None,
             "notes": document.get("notes") if isinstance(document.get("notes"), str) else None,
+            **why_panel(goal=goal),
         },
     )
+
+
+_TASK = re.compile(r"\bTask Description:\s*\n(.*?)(?:\n\s*Current terminal state:|\Z)", re.S)
+
+
+def _goal(steps: list[Any]) -> str | None:
+    """The task: the first user step's message, or only its ``Task Description:`` section
+    (Terminus puts its instructions before it)."""
+    first = next((s for s in steps if isinstance(s, dict) and s.get("source") == "user"), None)
+    text = text_of(first.get("message")) if first else None
+    if not text:
+        return None
+    found = _TASK.search(text)
+    return found.group(1) if found and found.group(1).strip() else text
 
 
 def _total(values: Any) -> Any:

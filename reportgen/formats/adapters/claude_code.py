@@ -47,6 +47,7 @@ from reportgen.formats.adapters.rows import (
     parse_objects,
 )
 from reportgen.formats.adapters.sessions import SessionStep, emit_steps
+from reportgen.formats.adapters.why import why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.pricing import PriceTable, load_table
 from reportgen.formats.source import SourceFile
@@ -130,13 +131,17 @@ class _File:
     records: list[tuple[int, dict[str, Any]]]
     agent_file: bool
     first_stamp: str | None
+    title: str | None = None
 
 
 def _read(source: SourceFile) -> _File:
     records: list[tuple[int, dict[str, Any]]] = []
+    titles: list[dict[str, Any]] = []
     for number, record in parse_objects(source, WHAT):
         if record.get("type") in _CONVERSATION:
             records.append((number, record))
+        elif record.get("type") in _TITLES:
+            titles.append(record)
     name = source.path.name
     conversation = [r for _, r in records if r.get("type") != "system"]
     agent_file = name.startswith("agent-") or (
@@ -144,7 +149,8 @@ def _read(source: SourceFile) -> _File:
         and all(r.get("isSidechain") is True and r.get("agentId") for r in conversation)
     )
     stamps = [r["timestamp"] for _, r in records if epoch_from_iso(r.get("timestamp")) is not None]
-    return _File(source, records, agent_file, min(stamps) if stamps else None)
+    first = min(stamps) if stamps else None
+    return _File(source, records, agent_file, first, _title(titles, records))
 
 
 class _Seen:
@@ -202,6 +208,7 @@ class _Run:
     inline: bool = False
     steps: list[_Step] = field(default_factory=list)
     prompt: str | None = None
+    title: str | None = None
     output: str | None = None
     children: list[dict[str, Any]] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
@@ -232,7 +239,7 @@ class _Run:
         meta = {
             "tool": "claude-code",
             "session_id": self.session_id,
-            "prompt": prompt[:300] or None,
+            **why(goal=prompt, title=self.title),
             **self.meta,
             "models": sorted(self.models),
             "usage": usage,
@@ -338,6 +345,7 @@ def _runs_of(session: _File, seen: _Seen, prices: PriceTable) -> list[_Run]:
         value = next((r[key] for _, r in fresh if isinstance(r.get(key), str) and r[key]), None)
         if value:
             top.meta[key] = value
+    top.title = session.title
     _build(top, seen, prices)
     runs.append(top)
     for root, records in threads.items():
@@ -349,6 +357,28 @@ def _runs_of(session: _File, seen: _Seen, prices: PriceTable) -> list[_Run]:
         _build(child, seen, prices)
         runs.append(child)
     return runs
+
+
+_TITLES = frozenset({"custom-title", "ai-title", "summary"})
+
+
+def _title(titles: list[dict[str, Any]], records: list[tuple[int, dict[str, Any]]]) -> str | None:
+    """The session's short name: the last title the user gave it (``custom-title``), else
+    the last one Claude Code made (``ai-title``), else the last ``summary`` record of a
+    conversation in this file (its ``leafUuid`` one of these records: a resumed session's
+    file also holds the summaries of the sessions it continued)."""
+    uuids = {r.get("uuid") for _, r in records}
+    found: dict[str, str] = {}
+    for record in titles:
+        kind = record.get("type")
+        value = {
+            "custom-title": record.get("customTitle"),
+            "ai-title": record.get("aiTitle"),
+            "summary": record.get("summary") if record.get("leafUuid") in uuids else None,
+        }.get(str(kind))
+        if isinstance(value, str) and value.strip():
+            found[str(kind)] = value
+    return found.get("custom-title") or found.get("ai-title") or found.get("summary")
 
 
 def _text(content: Any) -> str:

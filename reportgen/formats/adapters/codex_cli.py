@@ -46,6 +46,7 @@ from reportgen.formats.adapters.rows import (
     parse_objects,
 )
 from reportgen.formats.adapters.sessions import SessionStep, emit_steps
+from reportgen.formats.adapters.why import why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.pricing import PriceTable, load_table
 from reportgen.formats.source import SourceFile
@@ -116,6 +117,7 @@ class _Run:
     children: list[dict[str, Any]] = field(default_factory=list)
     models: Counter[str] = field(default_factory=Counter)
     prompt: str | None = None
+    typed: str | None = None  # the first event_msg user_message: the goal (prompt: the task id)
     output: str | None = None
     started_at: str | None = None
     first: float | None = None
@@ -139,7 +141,7 @@ class _Run:
                     totals[key] += (step.usage or {}).get(key) or 0
         meta = {
             "tool": "codex-cli",
-            "prompt": prompt[:300] or None,
+            **why(goal=self.typed or prompt),
             **self.meta,
             "models": sorted(self.models),
             "usage": totals,
@@ -327,10 +329,15 @@ def _build(
                 role == "user" and run.prompt is None and text and not text.lstrip().startswith("<")
             ):
                 run.prompt = text.strip()
+        elif kind == "event_msg" and ptype == "task_complete":
+            said = p.get("last_agent_message")
+            if isinstance(said, str) and said.strip():
+                run.output = said  # the turn's last answer (a rollout may keep no message)
         elif kind == "event_msg" and ptype == "user_message":
             message = p.get("message")
-            if run.prompt is None and isinstance(message, str) and message.strip():
-                run.prompt = message.strip()
+            if isinstance(message, str) and message.strip():
+                run.prompt = run.prompt or message.strip()
+                run.typed = run.typed or message.strip()
         elif kind == "response_item" and ptype in CALLS:
             name = CALLS[ptype] or str(p.get("name") or "(unnamed)")
             call_id = str(p.get("call_id") or "")

@@ -30,6 +30,7 @@ from reportgen.formats.adapters.rows import (
     parse_lines,
     stage_each,
 )
+from reportgen.formats.adapters.why import why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.pricing import PriceTable, load_table
 from reportgen.formats.source import SourceFile
@@ -223,8 +224,7 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
             "tool": "gemini-cli",
             "session_id": session_id,
             "project_hash": header.get("projectHash"),
-            "prompt": (prompt or "")[:300] or None,
-            "summary": header.get("summary"),
+            **why(goal=prompt, title=header.get("summary")),
             "models": sorted(models),
             "usage": totals if known else None,
             "prices": {"as_of": prices.as_of, "source": prices.source},

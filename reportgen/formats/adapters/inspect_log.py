@@ -11,6 +11,7 @@ score (C/I/P/N or a number) is the reward."""
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
 from collections.abc import Callable, Iterator
@@ -30,6 +31,7 @@ from reportgen.formats.adapters.rows import (
     stable_id,
     stage_each,
 )
+from reportgen.formats.adapters.why import cut, lines, one_line, why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -267,7 +269,7 @@ def _log(
         first_stamp = next(
             (e.get("timestamp") for e in events if isinstance(e.get("timestamp"), str)), None
         )
-        completion = (sample.get("output") or {}).get("completion")
+        completion = _completion(sample.get("output"), resolve)
         rows.end(
             source,
             task_id=task_id,
@@ -275,7 +277,7 @@ def _log(
             suite=task,
             trial=epoch,
             started_at=sample.get("started_at") or first_stamp or spec.get("created"),
-            output=completion if isinstance(completion, str) else None,
+            output=completion,
             reward=reward,
             success=False if failed else (None if reward is None else reward >= 1),
             tokens_in=_sum(count(u.get("input_tokens")) for u in models),
@@ -287,8 +289,68 @@ def _log(
                 "log_status": header.get("status"),
                 "error": error.get("message") if isinstance(error, dict) else error,
                 "limit": limit,
+                **why(
+                    goal=_input(sample.get("input"), resolve), scorer=_scores(sample.get("scores"))
+                ),
             },
         )
+
+
+def _completion(output: Any, resolve: Callable[[str], str]) -> str | None:
+    """A sample's final answer: its output's ``completion``, else (logs that keep only the
+    choices) the text of the first choice's message."""
+    if not isinstance(output, dict):
+        return None
+    completion = output.get("completion")
+    if isinstance(completion, str) and completion:
+        return completion
+    choices = output.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    return content_text(message.get("content"), resolve) if isinstance(message, dict) else None
+
+
+def _input(given: Any, resolve: Callable[[str], str]) -> str | None:
+    """A sample's input as text: a string, or its chat messages' text (each but a lone user
+    message prefixed by its role)."""
+    if isinstance(given, str):
+        return resolve(given)
+    if not isinstance(given, list):
+        return None
+    said = [
+        (m.get("role"), content_text(m.get("content"), resolve))
+        for m in given
+        if isinstance(m, dict)
+    ]
+    said = [(role, text) for role, text in said if text]
+    if len(said) == 1 and said[0][0] == "user":
+        return said[0][1]
+    return "\n\n".join(f"{role}: {text}" for role, text in said) or None
+
+
+def _scores(scores: Any) -> str | None:
+    """Each score in words: its scorer, value and answer, then its explanation (when it says
+    more than the answer)."""
+    if not isinstance(scores, dict):
+        return None
+    parts: list[str | None] = []
+    for name, score in scores.items():
+        if not isinstance(score, dict):
+            continue
+        value = score.get("value")
+        answer = score.get("answer")
+        explanation = score.get("explanation")
+        head = f"{name}: {value if not isinstance(value, dict) else json.dumps(value)}"
+        if isinstance(answer, str) and answer:
+            head += f" (answer: {cut(one_line(answer), 200)})"
+        parts.append(head)
+        if (
+            isinstance(explanation, str)
+            and explanation.strip()
+            and explanation.strip() != (answer or "").strip()
+        ):
+            parts.append(explanation.strip())
+    return lines(*parts)
 
 
 def _sum(values: Iterator[int | None]) -> int | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 
+from reportgen.formats.adapters.messages import first_user_text
 from reportgen.formats.adapters.rows import (
     Collector,
     amount,
@@ -24,6 +25,7 @@ from reportgen.formats.adapters.rows import (
     stage_each,
 )
 from reportgen.formats.adapters.spans import Span, add_trace
+from reportgen.formats.adapters.why import why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -153,5 +155,6 @@ def _parse(rows: Collector, source: SourceFile) -> None:
                 "environment": trace.get("environment"),
                 "session_id": trace.get("sessionId"),
                 "model": facts["model"],
+                **why(goal=first_user_text(trace.get("input")) or facts["goal"]),
             },
         )

@@ -22,6 +22,7 @@ from typing import Any
 
 import duckdb
 
+from reportgen.formats.adapters.messages import first_user_text
 from reportgen.formats.adapters.rows import (
     Collector,
     amount,
@@ -32,6 +33,7 @@ from reportgen.formats.adapters.rows import (
     require,
 )
 from reportgen.formats.adapters.spans import Span, add_trace
+from reportgen.formats.adapters.why import why
 from reportgen.formats.base import StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -252,6 +254,7 @@ def _trace(
             "model": metadata.get("ls_model_name"),
             "provider": metadata.get("ls_provider"),
             "error": root.get("error") or None,
+            **why(goal=first_user_text(root.get("inputs")) or facts["goal"]),
         },
     )
 

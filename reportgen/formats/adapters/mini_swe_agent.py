@@ -18,6 +18,7 @@ from typing import Any
 
 import duckdb
 
+from reportgen.formats.adapters.messages import content_text
 from reportgen.formats.adapters.rows import (
     Collector,
     amount,
@@ -29,6 +30,7 @@ from reportgen.formats.adapters.rows import (
     stage_each,
 )
 from reportgen.formats.adapters.swe_agent import first_word, model_stats
+from reportgen.formats.adapters.why import swe_report, why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -39,6 +41,8 @@ _REPORT = (re.compile(rb'"tests_status"\s*:'), re.compile(rb'"(?:resolved|patch_
 _BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
 _RETURNCODE = re.compile(r"\s*<returncode>(-?\d+)</returncode>")
 _FORMAT_ERROR = re.compile(r"EXACTLY ONE action|exactly one bash code block", re.IGNORECASE)
+_PR = re.compile(r"<pr_description>(.*?)</pr_description>", re.DOTALL)
+_PR_LEAD = re.compile(r"^\s*Consider the following PR description:\s*")
 _TIMEOUT = re.compile(r"^The last command .{0,400}? timed out", re.DOTALL)
 
 
@@ -98,6 +102,17 @@ def _failing(report: dict[str, Any]) -> list[str]:
     for group in ("FAIL_TO_PASS", "PASS_TO_PASS"):
         failing.extend(str(t) for t in (status.get(group) or {}).get("failure") or [])
     return failing
+
+
+def _problem(messages: list[Any]) -> str | None:
+    """The task: the first user message, or only its ``<pr_description>`` (the problem
+    statement, without the template's "Consider the following PR description:")."""
+    first = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), None)
+    text = content_text(first.get("content")) if first else None
+    if text is None:
+        return None
+    found = _PR.search(text)
+    return _PR_LEAD.sub("", found.group(1)) if found else text
 
 
 def _observation_status(text: str) -> str:
@@ -187,5 +202,9 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             "exit_status": info.get("exit_status"),
             "api_calls": count(stats.get("api_calls")),
             "failing_tests": _failing(report) if report else None,
+            **why(
+                goal=_problem(messages),
+                scorer=swe_report(info.get("exit_status"), report),
+            ),
         },
     )

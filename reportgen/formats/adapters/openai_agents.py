@@ -36,6 +36,7 @@ from typing import Any
 import duckdb
 
 from reportgen.errors import InputError
+from reportgen.formats.adapters.messages import final_text, first_user_text
 from reportgen.formats.adapters.rows import (
     Collector,
     count,
@@ -46,6 +47,7 @@ from reportgen.formats.adapters.rows import (
     parse_document,
     parse_lines,
 )
+from reportgen.formats.adapters.why import why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.pricing import PriceTable, load_table
 from reportgen.formats.source import SourceFile
@@ -139,6 +141,8 @@ class _Trace:
         starts: list[float] = []
         ends: list[float] = []
         failed = False
+        goal: str | None = None
+        answer: str | None = None
         for span_id in order:
             span = spans[span_id]
             data = span.get("span_data")
@@ -146,6 +150,9 @@ class _Trace:
             if not isinstance(data, dict):
                 raise InputError(self.source.display, "expected an object", field=where)
             kind = str(data.get("type") or "span")
+            if kind == "generation":  # Chat Completions keep what was sent and said
+                goal = goal or first_user_text(data.get("input"))
+                answer = final_text(data.get("output")) or answer
             begun, ended = (
                 epoch_from_iso(span.get("started_at")),
                 epoch_from_iso(span.get("ended_at")),
@@ -208,7 +215,9 @@ class _Trace:
                 "group_id": self.group,
                 "models": sorted(models),
                 **self.meta,
+                **why(goal=goal),
             },
+            output=answer,
             success=False if failed else None,
             latency_ms=(max(ends) - first) * 1000.0 if first is not None and ends else None,
             source_line=self.line,

@@ -12,6 +12,7 @@ Spans are grouped into runs by trace id; see ``spans.py`` for the span -> step m
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from datetime import datetime
@@ -28,6 +29,7 @@ from reportgen.formats.adapters.rows import (
     stage_each,
 )
 from reportgen.formats.adapters.spans import Span, add_trace
+from reportgen.formats.adapters.why import why
 from reportgen.formats.base import Marked, StageOptions, first_record
 from reportgen.formats.source import SourceFile
 
@@ -214,6 +216,13 @@ def _spans(document: Any, source: SourceFile) -> tuple[list[Span], Any]:
     return [], None
 
 
+def _final(final: Any) -> str | None:
+    """A span dump's ``final_output``: text, or structured output as its JSON text."""
+    if isinstance(final, str):
+        return final or None
+    return json.dumps(final, ensure_ascii=False) if isinstance(final, (dict, list)) else None
+
+
 def _parse(rows: Collector, source: SourceFile) -> None:
     if source.lines:
         spans: list[Span] = []
@@ -235,6 +244,10 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             suite="otel",
             started_at=facts["started_at"],
             latency_ms=facts["latency_ms"],
-            output=final if isinstance(final, str) and len(traces) == 1 else None,
-            meta={"trace_id": trace_id or None, "model": facts["model"]},
+            output=(_final(final) if len(traces) == 1 else None) or facts["answer"],
+            meta={
+                "trace_id": trace_id or None,
+                "model": facts["model"],
+                **why(goal=facts["goal"]),
+            },
         )

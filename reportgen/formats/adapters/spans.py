@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from reportgen.formats.adapters.messages import final_text, first_user_text
 from reportgen.formats.adapters.rows import (
     Collector,
     add,
@@ -216,6 +217,8 @@ def add_trace(rows: Collector, spans: list[Span]) -> dict[str, Any]:
     }
     wrappers = _aggregates(ordered, tokens)
     index: dict[str, int] = {}
+    goal: str | None = None
+    answer: str | None = None
     for span in ordered:
         attrs = span.attributes
         kind = step_type(span)
@@ -229,6 +232,9 @@ def add_trace(rows: Collector, spans: list[Span]) -> dict[str, Any]:
         )
         output = span.output if span.output is not None else _first(attrs, _OUTPUT)
         failed = span.error or bool(attrs.get("error.type"))
+        if kind == "llm":
+            goal = goal or first_user_text(given_input)
+            answer = final_text(output) or answer
         index[span.span_id] = rows.step(
             kind,
             _action(span, kind),
@@ -257,6 +263,8 @@ def add_trace(rows: Collector, spans: list[Span]) -> dict[str, Any]:
         "started_at": iso_from_epoch(min(starts)) if starts else None,
         "latency_ms": (max(ends) - min(starts)) * 1000.0 if starts and ends else None,
         "root_name": root.name if root else None,
+        "goal": goal or (first_user_text(root.input) if root else None),
+        "answer": answer,
         "agent": agent,
         "model": next(
             (_first(s.attributes, _MODEL) for s in ordered if _first(s.attributes, _MODEL)), None

@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from reportgen.formats.adapters.messages import content_text
 from reportgen.formats.adapters.rows import (
     Collector,
     amount,
@@ -25,9 +26,11 @@ from reportgen.formats.adapters.rows import (
     stable_id,
     stage_each,
 )
+from reportgen.formats.adapters.why import swe_report, why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
+_ISSUE = re.compile(r"\bISSUE:\s*\n(.*?)\n\s*INSTRUCTIONS:", re.DOTALL)
 WHAT = "SWE-agent trajectory (an object with trajectory and info)"
 _TRAJ = Marked(rb'"trajectory"\s*:\s*\[')
 _SWE_KEYS = re.compile(rb'"(?:environment|history|replay_config)"\s*:')
@@ -112,6 +115,26 @@ class SweAgent:
         stage_each(con, sources, self.name, WHAT, _parse)
 
 
+def _issue(history: Any) -> str | None:
+    """The task: the first user message of ``history`` that is not a demonstration, or only
+    the issue text it quotes (between ``ISSUE:`` and ``INSTRUCTIONS:``)."""
+    if not isinstance(history, list):
+        return None
+    first = next(
+        (
+            m
+            for m in history
+            if isinstance(m, dict) and m.get("role") == "user" and not m.get("is_demo")
+        ),
+        None,
+    )
+    text = content_text(first.get("content")) if first else None
+    if text is None:
+        return None
+    found = _ISSUE.search(text)
+    return found.group(1) if found else text
+
+
 def _parse(rows: Collector, source: SourceFile) -> None:
     document = parse_document(source, WHAT)
     require(source, isinstance(document, dict), f"expected {WHAT}")
@@ -161,5 +184,9 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             "environment": document.get("environment")
             if isinstance(document.get("environment"), str)
             else None,
+            **why(
+                goal=_issue(document.get("history")),
+                scorer=swe_report(info.get("exit_status"), None),
+            ),
         },
     )

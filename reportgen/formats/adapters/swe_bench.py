@@ -33,6 +33,7 @@ from reportgen.formats.adapters.rows import (
     parse_document,
     stage_each,
 )
+from reportgen.formats.adapters.why import failed_tests, lines, why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -115,6 +116,26 @@ def _patches(folder: Path) -> dict[str, str]:
     except OSError:
         return {}
     return _predictions(folder, stamp)
+
+
+def _outcome(result: dict[str, Any]) -> str | None:
+    """A result file in words: generated, applied, resolved, the FAIL_TO_PASS and
+    PASS_TO_PASS verdicts and the tests that failed."""
+    parts: list[str | None] = []
+    if result.get("generation") is False:
+        parts.append("no patch generated")
+    elif result.get("patch_applied") is False:
+        parts.append("patch not applied")
+    parts.append("resolved" if result.get("resolved") else "not resolved")
+    if isinstance(result.get("all_f2p_passed"), bool) and result.get("patch_applied"):
+        parts.append(
+            "FAIL_TO_PASS: " + ("all pass" if result["all_f2p_passed"] else "not all pass")
+        )
+    if isinstance(result.get("no_p2p_failed"), bool) and result.get("patch_applied"):
+        parts.append("PASS_TO_PASS: " + ("none fail" if result["no_p2p_failed"] else "some fail"))
+    failed = result.get("failed_tests")
+    parts += failed_tests("test", [str(t) for t in failed] if isinstance(failed, list) else [])
+    return lines(*parts)
 
 
 def _parse(rows: Collector, source: SourceFile) -> None:
@@ -203,6 +224,7 @@ def _run(
         "patch_applied": document.get("patch_applied"),
         "generation": generated,
     }
+    meta.update(why(scorer=_outcome(document)))
     metrics = path.with_name(name.removesuffix("_result.json") + "_metrics.json")
     if name.endswith("_result.json") and metrics.is_file():
         try:

@@ -30,8 +30,10 @@ from reportgen.formats.adapters.tau_bench import (
     emit,
     heard,
     is_tool_error,
+    last_reply,
     take_pending,
 )
+from reportgen.formats.adapters.why import call_text, lines, why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -137,6 +139,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
     model = str(agent.get("llm") or "") or "unknown-model"
     stamp = document.get("timestamp")
     file_stamp = stamp if isinstance(stamp, str) else None
+    tasks = {str(t.get("id")): t for t in document.get("tasks") or [] if isinstance(t, dict)}
     for position, sim in enumerate(simulations):
         where = f"simulations[{position}]"
         require(source, isinstance(sim, dict), "expected an object", where)
@@ -148,6 +151,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         reward = reward_info.get("reward") if isinstance(reward_info, dict) else None
         reward = float(reward) if isinstance(reward, (int, float)) else None
         duration = amount(sim.get("duration"))
+        task = tasks.get(str(sim["task_id"])) or {}
         rows.begin(str(sim["id"]))
         emit(rows, _steps(messages))
         rows.end(
@@ -163,6 +167,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             success=None if reward is None else reward >= 1,
             cost_usd=amount(sim.get("agent_cost")),
             latency_ms=None if duration is None else duration * 1000.0,
+            output=last_reply(messages),
             meta={
                 "benchmark": "tau2-bench",
                 "agent_llm": agent.get("llm"),
@@ -170,5 +175,81 @@ def _parse(rows: Collector, source: SourceFile) -> None:
                 "termination_reason": sim.get("termination_reason"),
                 "user_cost": sim.get("user_cost"),
                 "seed": sim.get("seed"),
+                **why(
+                    goal=_goal(task.get("user_scenario")),
+                    title=(task.get("description") or {}).get("purpose"),
+                    scorer=_scorer(reward_info, sim.get("termination_reason")),
+                ),
             },
         )
+
+
+_SCENARIO_PARTS = (
+    ("reason_for_call", "Reason for call"),
+    ("known_info", "Known info"),
+    ("unknown_info", "Unknown info"),
+    ("task_instructions", "Task instructions"),
+)
+
+
+def _goal(scenario: Any) -> str | None:
+    """A task's user scenario as text: the persona and the simulated user's instructions
+    (a string, or the parts of structured instructions, each under its name)."""
+    if not isinstance(scenario, dict):
+        return None
+    persona = scenario.get("persona")
+    instructions = scenario.get("instructions")
+    if isinstance(instructions, dict):
+        told = [
+            f"{name}: {instructions[key]}"
+            for key, name in _SCENARIO_PARTS
+            if isinstance(instructions.get(key), str) and instructions[key].strip()
+        ]
+        text = "\n\n".join(told) or None
+    else:
+        text = instructions if isinstance(instructions, str) else None
+    return lines(f"Persona: {persona}" if isinstance(persona, str) and persona else None, text)
+
+
+def _scorer(info: Any, termination: Any) -> str | None:
+    """The reward breakdown in words: the reward and its basis, each component's reward,
+    the DB check, the action checks that failed (the expected call), the communicate and
+    natural-language checks not met, the environment assertions that failed, how it ended."""
+    if not isinstance(info, dict):
+        return lines(f"termination: {termination}" if termination else None)
+    basis = info.get("reward_basis") or []
+    parts: list[str | None] = []
+    reward = info.get("reward")
+    if reward is not None:
+        parts.append(
+            f"reward {reward}" + (f" (basis: {', '.join(map(str, basis))})" if basis else "")
+        )
+    breakdown = info.get("reward_breakdown")
+    if isinstance(breakdown, dict) and breakdown:
+        parts.append("breakdown: " + ", ".join(f"{k} {v}" for k, v in breakdown.items()))
+    db = info.get("db_check")
+    if isinstance(db, dict) and "db_match" in db:
+        parts.append("DB check: " + ("match" if db.get("db_match") else "no match"))
+    checks = [c for c in info.get("action_checks") or [] if isinstance(c, dict)]
+    failed = [c for c in checks if not c.get("action_match")]
+    if checks:
+        parts.append(f"action checks: {len(checks) - len(failed)} of {len(checks)} matched")
+    for check in failed:
+        action = check.get("action") or {}
+        parts.append(
+            "expected action not matched: " + call_text(action.get("name"), action.get("arguments"))
+        )
+    for check in info.get("communicate_checks") or []:
+        if isinstance(check, dict) and not check.get("met"):
+            parts.append(f"not communicated: {check.get('info')}")
+    for check in info.get("nl_assertions") or []:
+        if isinstance(check, dict) and not check.get("met"):
+            parts.append(f"assertion not met: {check.get('nl_assertion')}")
+    for check in info.get("env_assertions") or []:
+        if isinstance(check, dict) and not check.get("met"):
+            assertion = check.get("env_assertion") or {}
+            name = assertion.get("func_name") if isinstance(assertion, dict) else assertion
+            parts.append(f"environment assertion failed: {name}")
+    if termination:
+        parts.append(f"termination: {termination}")
+    return lines(*parts)

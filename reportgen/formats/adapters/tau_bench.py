@@ -28,6 +28,7 @@ from reportgen.formats.adapters.rows import (
     stable_id,
     stage_each,
 )
+from reportgen.formats.adapters.why import call_text, lines, why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.source import SourceFile
 
@@ -77,6 +78,21 @@ def heard(messages: list[Any]) -> str | None:
         if text is not None:
             parts.append(f"{message.get('role')}: {text}")
     return "\n\n".join(parts) or None
+
+
+def last_reply(messages: list[Any]) -> str | None:
+    """The agent's last message to the user: the text of the last assistant message that
+    calls no tool; None when it never replied in words."""
+    for message in reversed(messages):
+        if (
+            isinstance(message, dict)
+            and message.get("role") == "assistant"
+            and not message.get("tool_calls")
+        ):
+            text = content_text(message.get("content"))
+            if text and text.strip():
+                return text
+    return None
 
 
 def emit(rows: Collector, steps: list[ChatStep]) -> None:
@@ -177,6 +193,8 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         reward = result.get("reward")
         reward = float(reward) if isinstance(reward, (int, float)) else None
         info = result.get("info") if isinstance(result.get("info"), dict) else {}
+        task = info.get("task")
+        task = task if isinstance(task, dict) else {}
         rows.begin(stable_id(source, task_id, position))
         emit(rows, _steps(traj))
         rows.end(
@@ -187,5 +205,45 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             trial=int(result.get("trial") or 0),
             reward=reward,
             success=None if reward is None else reward >= 1,
-            meta={"benchmark": "tau-bench", "file": stem, "user_cost": info.get("user_cost")},
+            output=last_reply(traj),
+            meta={
+                "benchmark": "tau-bench",
+                "file": stem,
+                "user_cost": info.get("user_cost"),
+                **why(goal=task.get("instruction"), scorer=_scorer(info.get("reward_info"))),
+            },
         )
+
+
+def _scorer(info: Any) -> str | None:
+    """The reward info in words: the reward; for the action check (``r_actions``: the
+    database after the run against the one the expected actions leave), its result and the
+    expected actions; for the output check (``r_outputs``), the outputs not said."""
+    if not isinstance(info, dict) or not info:
+        return None
+    parts: list[str | None] = []
+    if info.get("reward") is not None:
+        parts.append(f"reward {info['reward']}")
+    checks = info.get("info")
+    checks = checks if isinstance(checks, dict) else {}
+    if "r_actions" in checks:
+        matched = checks["r_actions"] == 1
+        parts.append(
+            f"r_actions {checks['r_actions']}: the database "
+            + ("matches" if matched else "does not match")
+            + " the one the expected actions leave"
+        )
+        if not matched:
+            expected = [a for a in info.get("actions") or [] if isinstance(a, dict)]
+            parts += [
+                "expected action: " + call_text(a.get("name"), a.get("kwargs")) for a in expected
+            ]
+    if "r_outputs" in checks:
+        outputs = checks.get("outputs")
+        outputs = outputs if isinstance(outputs, dict) else {}
+        missing = [str(k) for k, v in outputs.items() if not v]
+        parts.append(
+            f"r_outputs {checks['r_outputs']}"
+            + (f": expected outputs not said: {', '.join(missing)}" if missing else "")
+        )
+    return lines(*parts)
