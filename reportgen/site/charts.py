@@ -233,7 +233,11 @@ def verdict_bars(
         picked = picked_by[verdict]
         if not picked:
             continue
-        x, minus, plus, y, symbols = [], [], [], [], []
+        x: list[float | None] = []
+        minus: list[float | None] = []
+        plus: list[float | None] = []
+        y: list[str] = []
+        symbols: list[str] = []
         text: list[list[str]] = []
         for r, m in picked:
             scale = m["min_effect"]
