@@ -3,6 +3,48 @@
    "=" are plain anchors (#step-12) and are left alone. */
 (function () {
   "use strict";
+  /* Each body cell's column position, counting colspans: [[cell, first column], ...]. */
+  function positions(row) {
+    var at = 0;
+    return Array.prototype.map.call(row.cells, function (c) { var p = [c, at]; at += c.colSpan || 1; return p; });
+  }
+  /* Tables marked "stack" become cards on a narrow screen (site.css): each cell takes its
+     column's name from the header as data-label; the class "stacked" turns the cards on only
+     once the labels are there. Columns whose header has data-extra hide behind a button. */
+  Array.prototype.forEach.call(document.querySelectorAll("table.data"), function (t) {
+    if (!t.tHead || !t.tHead.rows.length) { return; }
+    var heads = positions(t.tHead.rows[0]), names = {}, extra = {}, count = 0;
+    heads.forEach(function (h) {
+      names[h[1]] = (h[0].innerText || h[0].textContent).replace(/[\s\u2195]+/g, " ").trim();
+      if (h[0].hasAttribute("data-extra")) { extra[h[1]] = true; h[0].classList.add("x"); count += 1; }
+    });
+    var stack = t.classList.contains("stack");
+    Array.prototype.forEach.call(t.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (r) {
+        positions(r).forEach(function (p) {
+          if (stack && p[0].tagName === "TD" && !p[0].hasAttribute("data-label") && (p[0].colSpan || 1) === 1) {
+            p[0].setAttribute("data-label", names[p[1]] || "");
+          }
+          if (extra[p[1]] && (p[0].colSpan || 1) === 1) { p[0].classList.add("x"); }
+        });
+      });
+    });
+    if (stack) { t.classList.add("stacked"); }
+    if (count) {
+      var bar = document.createElement("div"), button = document.createElement("button");
+      bar.className = "filters more-cols-bar";
+      button.type = "button"; button.className = "more-cols";
+      function show(few) {
+        t.classList.toggle("few", few);
+        button.setAttribute("aria-expanded", few ? "false" : "true");
+        button.textContent = few ? "more columns (" + count + ")" : "fewer columns";
+      }
+      button.addEventListener("click", function () { show(!t.classList.contains("few")); });
+      show(true);
+      bar.appendChild(button);
+      t.parentNode.insertBefore(bar, t);
+    }
+  });
   var tables = Array.prototype.slice.call(document.querySelectorAll("table[data-filter]"));
   if (!tables.length) { return; }
   function cols(t) { return Array.prototype.map.call(t.tHead.rows[0].cells, function (th) { return th.getAttribute("data-col") || ""; }); }

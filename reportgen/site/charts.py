@@ -215,26 +215,53 @@ def verdict_bars(
     own units and what they mean."""
     colours = {"regression": "#c62828", "improvement": "#2e7d32", "no_change": "#1f5fa8",
                "inconclusive": "#8a8a8a"}  # fmt: skip
-    traces = []
+    picked_by: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     reach: list[float] = []  # how far from 0 the dots and intervals go
-    for verdict, colour in colours.items():
-        picked = [
+    for verdict in colours:
+        picked_by[verdict] = [
             (r, m)
             for r, m in zip(rows, metrics, strict=True)
             if m["verdict"] == verdict and m["delta"] is not None and m["min_effect"] > 0
         ]
+        for _r, m in picked_by[verdict]:
+            reach += [abs(v) / m["min_effect"] for v in (m["delta"], m["ci_low"], m["ci_high"])
+                      if v is not None]  # fmt: skip
+    edge = min(max([2.0, *reach]) * 1.1, VERDICT_AXIS_LIMIT)
+    traces = []
+    annotations: list[dict[str, Any]] = []
+    for verdict, colour in colours.items():
+        picked = picked_by[verdict]
         if not picked:
             continue
-        x, minus, plus, y = [], [], [], []
+        x: list[float | None] = []
+        minus: list[float | None] = []
+        plus: list[float | None] = []
+        y: list[str] = []
+        symbols: list[str] = []
         text: list[list[str]] = []
         for r, m in picked:
             scale = m["min_effect"]
-            x.append(r6(m["delta"] / scale))
+            at = m["delta"] / scale
             low, high = m["ci_low"], m["ci_high"]
-            minus.append(r6((m["delta"] - low) / scale) if low is not None else None)
-            plus.append(r6((high - m["delta"]) / scale) if high is not None else None)
-            reach += [abs(v) / scale for v in (m["delta"], low, high) if v is not None]
-            y.append(chart_text(r["label"]))
+            label = chart_text(r["label"])
+            if abs(at) > edge:  # off the axis: an arrow at its edge, and the number beside it
+                side = 1.0 if at > 0 else -1.0
+                x.append(r6(side * edge))
+                minus.append(None)
+                plus.append(None)
+                symbols.append("triangle-right" if side > 0 else "triangle-left")
+                annotations.append(
+                    {"x": side * edge, "y": label, "xref": "x", "yref": "y",
+                     "text": chart_text(f"{r.get('delta') or f'{at:+.3g}'} ({at:+.3g} min. effects)"),
+                     "showarrow": False, "xanchor": "right" if side > 0 else "left",
+                     "xshift": -10 * side, "yshift": 10, "font": {"color": colour, "size": 11}}
+                )  # fmt: skip
+            else:
+                x.append(r6(at))
+                minus.append(r6((m["delta"] - low) / scale) if low is not None else None)
+                plus.append(r6((high - m["delta"]) / scale) if high is not None else None)
+                symbols.append("circle")
+            y.append(label)
             text.append([chart_text(r["line"]), f"{scale:g}"])
         traces.append(
             {
@@ -245,8 +272,9 @@ def verdict_bars(
                 "y": y,
                 "error_x": {"type": "data", "symmetric": False, "array": plus,
                             "arrayminus": minus, "color": colour, "thickness": 2, "width": 6},
-                "marker": {"color": colour, "size": 10},
+                "marker": {"color": colour, "size": 10, "symbol": symbols},
                 "customdata": text,
+                "cliponaxis": False,
                 "hovertemplate": "%{customdata[0]}<br>minimum effect of interest "
                 "%{customdata[1]}<extra></extra>",
             }
@@ -262,11 +290,11 @@ def verdict_bars(
         f"change / minimum effect of interest (dotted: ±1; axis cut at ±{VERDICT_AXIS_LIMIT:g})",
         "metric",
         shapes=shapes,
+        annotations=annotations,
         height=60 + 34 * max(len(rows), 1),
     )
     layout["yaxis"] = {"type": "category", "categoryorder": "array", "title": {"text": "metric"},
                        "categoryarray": order[::-1], "automargin": True}  # fmt: skip
-    edge = min(max([2.0, *reach]) * 1.1, VERDICT_AXIS_LIMIT)
     layout["xaxis"]["range"] = [-edge, edge]  # a huge interval would flatten every other one
     return Chart(
         chart_id,

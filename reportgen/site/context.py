@@ -166,6 +166,10 @@ class Page:
     charts: list[Chart] = field(default_factory=list)
 
 
+#: Up to this many suites, the index gives each its own section; more make one sortable table.
+SUITE_SECTIONS = 8
+
+
 @dataclass(kw_only=True)
 class IndexPage(Page):
     """The front page: regressions first, then suites, labels and nights (latest first)."""
@@ -189,6 +193,7 @@ class IndexPage(Page):
     comparison_rows: list[dict[str, Any]] = field(default_factory=list)  # pages_matrix columns
     chosen_by: str = ""  # how the comparisons were chosen (the build's rule, in words)
     matrix: Link | None = None  # the configurations side by side, when there are several
+    suite_sections: int = SUITE_SECTIONS  # more suites than this: one sortable table of them
 
 
 @dataclass(kw_only=True)

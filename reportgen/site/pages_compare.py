@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from functools import partial
 from statistics import fmean
 from typing import Any
@@ -575,7 +576,8 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
         verdict_chart(f"verdicts-{paths.slug(v['batch'])}", v["rows"], v["metrics"])
         for v in verdicts[:1]
     ]
-    scatter = frontier_scatter(data)
+    both = (data.baseline_label, data.candidate_label)  # this comparison's labels only
+    scatter = frontier_scatter(replace(data, runs=[r for r in data.runs if r["label"] in both]))
     if scatter is not None:
         figures.append(scatter)
     rows.sort(key=lambda r: not r["broken"])  # newly broken pairs first (a stable sort)

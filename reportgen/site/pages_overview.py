@@ -204,11 +204,20 @@ def _suite_summary(data: SiteData, suite: str) -> dict[str, Any]:
         latest, prev = rows[-1], (rows[-2] if len(rows) > 1 else None)
         labels.append({"label": label, "latest": latest, "previous": prev, "nights": len(rows)})
     tasks = sorted({r["task_id"] for r in data.runs if r["suite"] == suite})
+    sources = [(c.baseline_label, c.candidate_label, c.pairs) for c in data.comparisons] or [
+        (data.baseline_label, data.candidate_label, data.pairs)
+    ]
+    comparisons = [
+        Link(f"{base} vs {cand}", paths.compare_index_path(base, cand))
+        for base, cand, pairs in sources
+        if any(p.suite == suite for p in pairs)
+    ]
     return {
         "suite": suite,
         "history": paths.history_path(suite),
         "labels": labels,
         "tasks": [Link(t, paths.task_path(suite, t)) for t in tasks],
+        "comparisons": comparisons,  # only those whose pairs include this suite
     }
 
 

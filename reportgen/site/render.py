@@ -10,11 +10,13 @@ import dataclasses
 import hashlib
 import json
 import posixpath
+import re
 from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from reportgen.resources import shipped_dir
 from reportgen.site import fmt, glossary, paths
@@ -75,6 +77,16 @@ def _code_fingerprint() -> str:
     return _fingerprint(*(package / name for name in PAGE_CODE))
 
 
+_SEPARATORS = re.compile(r"([/_.:-]+)(?=[^/_.:-])")
+
+
+@lru_cache(maxsize=8192)
+def wbr(text: object) -> Markup:
+    """``text`` escaped, with a line-break opportunity (``<wbr>``) after each run of the
+    separators / - _ . : inside it: a long id breaks there and never inside a word."""
+    return Markup(_SEPARATORS.sub(r"\1<wbr>", str(escape(str(text)))))
+
+
 class Renderer:
     """The configured Jinja environment plus the fingerprint of the shipped front end."""
 
@@ -95,6 +107,7 @@ class Renderer:
         )
         self.fingerprint = _fingerprint(templates, shipped_dir("static")) + _code_fingerprint()
         self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
+        self.env.filters["wbr"] = wbr
 
     def page_hash(self, page: Page) -> str:
         """A hash of everything a page's bytes depend on: its data and the front end."""
