@@ -85,10 +85,11 @@ def outcome(success: bool | None) -> Outcome:
 def _payload(value: Any) -> str:
     """A step's output as text: JSON text parsed, strings bare, other values as JSON."""
     if isinstance(value, str):
+        text: str = value
         try:
-            value = json.loads(value)
+            value = json.loads(text)
         except (ValueError, RecursionError):
-            return value
+            return text
     if value is None:
         return ""
     if isinstance(value, str):
