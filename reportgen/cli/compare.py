@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from reportgen.divergence.compare import Comparison, Engine
+    from reportgen.divergence.why import Why
     from reportgen.evaluation import Judging
     from reportgen.gating.thresholds import Command, LabelOptions, Resolved, Threshold
 
@@ -182,6 +183,13 @@ def _diff_links(
     return links
 
 
+def _whys(con: duckdb.DuckDBPyConnection, comparison: Comparison) -> list[Why]:
+    """Each pair's why for --explain, its runs' words read in one query."""
+    from reportgen.divergence.why import pair_whys
+
+    return pair_whys(con, comparison.pairs)
+
+
 def _emit(
     comparison: Comparison,
     as_json: bool,
@@ -189,9 +197,11 @@ def _emit(
     explain: bool,
     tree: bool,
     links: dict[str, str] | None = None,
+    whys: list[Why] | None = None,
 ) -> None:
     """Print the comparison in the chosen mode; GateFailed (exit 3) once it is out. ``links``:
-    the newly broken tasks' diffs on the published site, for the Markdown."""
+    the newly broken tasks' diffs on the published site, for the Markdown; ``whys``: each
+    pair's why, which --explain prints first."""
     from reportgen.cli.output import out, print_json
     from reportgen.divergence.explain import explain as explain_pair
     from reportgen.divergence.explain import tree as tree_pair
@@ -212,9 +222,10 @@ def _emit(
         lead += lead_lines(comparison.statistics, markdown=False)
         print_terminal(console, comparison, lead)
     if not as_json:
-        for pair in comparison.pairs if (explain or tree) else []:
+        for n, pair in enumerate(comparison.pairs if (explain or tree) else []):
             if explain:
-                console.print("\n" + explain_pair(pair), markup=False)
+                why = whys[n] if whys is not None else None
+                console.print("\n" + explain_pair(pair, why), markup=False)
             if tree:
                 console.print("\n" + tree_pair(pair), markup=False)
     if not comparison.passed:
@@ -327,7 +338,8 @@ def compare(
         if markdown and site_url:
             night = f" (baseline night {baseline_batch})" if baseline_batch else ""
             _published(site_url, night)
-        _emit(comparison, as_json, markdown, explain, tree)
+        whys = _whys(con, comparison) if explain and not as_json else None
+        _emit(comparison, as_json, markdown, explain, tree, whys=whys)
     finally:
         con.close()
 
@@ -400,7 +412,8 @@ def gate(
         if markdown and site_url:
             _published(site_url, f" (night {chosen})" if chosen else "")
             links = _diff_links(con, comparison, (baseline_label, candidate_label), site_url)
-        _emit(comparison, as_json, markdown, explain, False, links)  # --json reads from con
+        whys = _whys(con, comparison) if explain and not as_json else None
+        _emit(comparison, as_json, markdown, explain, False, links, whys)  # --json reads con
     finally:
         con.close()
 
