@@ -228,7 +228,7 @@ class RunPage(Page):
     loops: list[LoopView]
     related: list[Link]
     avoidable: dict[str, Any] | None = None  # _avoidable_run.html (site/pages_spend.py)
-    task_title: str | None = None  # the task id, shown beside a title from meta.title or goal
+    title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
     nested: bool = False  # the steps are drawn as a tree (some step has a parent)
     tree_note: str | None = None  # why stored parents were not drawn as a tree
     span_ms: float | None = None  # the waterfall's span: first start to last end
@@ -246,7 +246,7 @@ class TaskPage(Page):
     runs: list[dict[str, Any]]
     pairs: list[dict[str, Any]]
     convergence: list[dict[str, Any]] = field(default_factory=list)
-    task_title: str | None = None  # the task id, shown beside a title from meta.title or goal
+    title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
 
 
 @dataclass(kw_only=True)
@@ -277,7 +277,7 @@ class PairPage(Page):
     first_divergence: int | None
     diffs_skipped: int = 0  # modified steps past the page's budget of word diffs
     why: WhyView | None = None  # the panel at the top: goal, outcomes, answers, first error
-    task_title: str | None = None  # the task's name (meta.title or goal), its id shown beside
+    title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
 
 
 @dataclass(frozen=True, slots=True)

@@ -395,7 +395,7 @@ def pair_page(
         first_divergence=first,
         diffs_skipped=skipped,
         why=why_view(reason, rows),
-        task_title=name and pair.task_id,
+        title_id=name and pair.task_id,
     )
 
 

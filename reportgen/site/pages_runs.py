@@ -154,7 +154,7 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
     return RunPage(
         path=view["href"],
         title=f"{view['title'] or run['task_id']} · {run['label']} · {run['batch']}{trial}",
-        task_title=view["title"] and run["task_id"],
+        title_id=view["title"] and run["task_id"],
         nav=nav,
         crumbs=[
             Link(run["suite"], paths.history_path(run["suite"])),
@@ -249,7 +249,7 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
         yield TaskPage(
             path=paths.task_path(suite, task_id),
             title=f"Task {name or task_id}",
-            task_title=name and task_id,
+            title_id=name and task_id,
             nav=nav,
             crumbs=[Link(suite, paths.history_path(suite))],
             charts=[
