@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from reportgen.divergence.compare import Comparison, Engine
     from reportgen.divergence.records import PairRecord
+    from reportgen.divergence.why import Why
     from reportgen.evaluation import Judging
     from reportgen.gating.thresholds import Command, LabelOptions, Resolved, Threshold
 
@@ -222,6 +223,13 @@ def _diff_links(
     return links
 
 
+def _whys(con: duckdb.DuckDBPyConnection, comparison: Comparison) -> list[Why]:
+    """Each pair's why for --explain, its runs' words read in one query."""
+    from reportgen.divergence.why import pair_whys
+
+    return pair_whys(con, comparison.pairs)
+
+
 def _emit(
     comparison: Comparison,
     as_json: bool,
@@ -230,10 +238,11 @@ def _emit(
     tree: bool,
     links: dict[str, str] | None = None,
     pages: dict[str, str] | None = None,
+    whys: list[Why] | None = None,
 ) -> None:
     """Print the comparison in the chosen mode; GateFailed (exit 3) once it is out. ``links``:
     the newly broken tasks' diffs on the published site, ``pages``: each pair's page there
-    (by pair id), for the Markdown."""
+    (by pair id), for the Markdown; ``whys``: each pair's why, which --explain prints first."""
     from reportgen.cli.output import out, print_json
     from reportgen.divergence.explain import explain as explain_pair
     from reportgen.divergence.explain import tree as tree_pair
@@ -254,9 +263,10 @@ def _emit(
         lead += lead_lines(comparison.statistics, markdown=False)
         print_terminal(console, comparison, lead)
     if not as_json:
-        for pair in comparison.pairs if (explain or tree) else []:
+        for n, pair in enumerate(comparison.pairs if (explain or tree) else []):
             if explain:
-                console.print("\n" + explain_pair(pair), markup=False)
+                why = whys[n] if whys is not None else None
+                console.print("\n" + explain_pair(pair, why), markup=False)
             if tree:
                 console.print("\n" + tree_pair(pair), markup=False)
     if not comparison.passed:
@@ -374,7 +384,8 @@ def compare(
                 labels = (baseline_label, candidate_label)
                 links = _diff_links(con, comparison, labels, site_url)
                 pages = _pair_links(con, comparison, labels, site_url)
-        _emit(comparison, as_json, markdown, explain, tree, links, pages)
+        whys = _whys(con, comparison) if explain and not as_json else None
+        _emit(comparison, as_json, markdown, explain, tree, links, pages, whys)
     finally:
         con.close()
 
@@ -449,7 +460,8 @@ def gate(
             labels = (baseline_label, candidate_label)
             links = _diff_links(con, comparison, labels, site_url)
             pages = _pair_links(con, comparison, labels, site_url)
-        _emit(comparison, as_json, markdown, explain, False, links, pages)  # --json reads con
+        whys = _whys(con, comparison) if explain and not as_json else None
+        _emit(comparison, as_json, markdown, explain, False, links, pages, whys)  # --json reads con
     finally:
         con.close()
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from reportgen.divergence.records import PairRecord, StepDiff
+from reportgen.divergence.run_text import cut
 from reportgen.divergence.view import view_rows
+from reportgen.divergence.why import SideWhy, Why
 from reportgen.escape import term_text
 
 WASTED = {"error", "retry", "abandoned"}
@@ -139,9 +141,76 @@ def _loop_lines(pair: PairRecord) -> list[str]:
     return lines
 
 
-def explain(pair: PairRecord) -> str:
-    """Every number of one pair in words, with what is needed to check it by hand."""
+#: Most lines and characters per line of one agent text (goal, answer, reason) in --explain.
+TEXT_LINES, TEXT_CHARS = 4, 160
+
+
+def _block(label: str, text: str | None) -> list[str]:
+    """``label: text`` over a few lines, each further line led by ``  | `` (agent text never
+    starts a line), cut to TEXT_LINES lines of TEXT_CHARS characters."""
+    if text is None:
+        return [f"{label}: none given."]
+    lines = [line for line in text.strip().split("\n") if line.strip()] or [""]
+    shown = [cut(line.rstrip(), TEXT_CHARS) for line in lines[:TEXT_LINES]]
+    out = [f"{label}: {shown[0]}", *(f"  | {line}" for line in shown[1:])]
+    if len(lines) > TEXT_LINES:
+        out.append(f"  | ... {len(lines) - TEXT_LINES} more line(s)")
+    return out
+
+
+def _outcome(side: SideWhy) -> str:
+    reward = "" if side.reward is None else f" (reward {_fmt(side.reward)})"
+    return side.outcome + reward
+
+
+def why_lines(why: Why) -> list[str]:
+    """The pair's why (divergence/why.py) as lines of text: goal, outcomes and the scorer's
+    reasons, the two final answers, where the paths part and the first error."""
+    lines = _block("Goal" if why.baseline_goal is None else "Goal (candidate)", why.goal)
+    if why.baseline_goal is not None:
+        lines += _block("Goal (baseline)", why.baseline_goal)
+    lines.append(
+        f"Outcome: baseline {_outcome(why.baseline)}, candidate {_outcome(why.candidate)}."
+    )
+    for name, side in (("baseline", why.baseline), ("candidate", why.candidate)):
+        if side.scorer is not None:
+            lines += _block(f"Scorer ({name})", side.scorer)
+    for name, side in (("baseline", why.baseline), ("candidate", why.candidate)):
+        lines += _block(f"Final answer ({name})", side.final_answer)
+    answer = why.baseline.final_answer
+    if answer is not None and answer == why.candidate.final_answer:
+        lines.append("  The two final answers are the same.")
+    first = why.first_divergence
+    if first is None:
+        lines.append("Paths: the same (every step aligned in order).")
+    else:
+        b = (
+            "ended"
+            if first.baseline_index is None
+            else f"#{first.baseline_index} {first.baseline_action}"
+        )
+        c = (
+            "ended"
+            if first.candidate_index is None
+            else f"#{first.candidate_index} {first.candidate_action}"
+        )
+        lines.append(f"First divergence (row {first.position}): baseline {b} vs candidate {c}.")
+    error = why.first_error
+    if error is None:
+        lines.append("First error: none (no step failed).")
+    else:
+        lines += _block(
+            f"First error ({error.side} step #{error.index} {error.action})", error.text
+        )
+    return lines
+
+
+def explain(pair: PairRecord, why: Why | None = None) -> str:
+    """Every number of one pair in words, with what is needed to check it by hand; led by the
+    pair's why (goal, outcomes, answers, first error) when given."""
     lines = [f"== {pair['pair_id']}  ({pair['baseline_run_id']} -> {pair['candidate_run_id']})"]
+    if why is not None:
+        lines += why_lines(why)
     base, cand = _side_steps(pair, "baseline"), _side_steps(pair, "candidate")
     matched = sum(
         1

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from markupsafe import Markup
 
+from reportgen.divergence.why import Why
 from reportgen.site import fmt
 
 
@@ -35,6 +36,8 @@ class Chart:
 
 
 _STATUSES = frozenset(("ok", "error", "retry", "abandoned"))
+#: Longest input or output of a step the pair page shows open (longer ones are folded).
+OPEN_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,15 @@ class StepView:
     parent: int | None = None  # the enclosing step's idx, when the tree is drawn
     bar: tuple[float, float] | None = None  # waterfall bar: start and width, % of the run's span
     offset_ms: float | None = None  # start, ms after the run's first step started
+    failed: bool = False  # status error or an error message given (divergence.why.failed)
+
+    @property
+    def opened(self) -> bool:
+        """Whether the pair page shows the step's input and output open: a failed step, or one
+        whose input and output are each short enough to read at a glance."""
+        return self.failed or (
+            len(self.input_text) <= OPEN_CHARS and len(self.output_text) <= OPEN_CHARS
+        )
 
     @property
     def bar_cell(self) -> Markup:
@@ -221,6 +233,7 @@ class RunPage(Page):
     loops: list[LoopView]
     related: list[Link]
     avoidable: dict[str, Any] | None = None  # _avoidable_run.html (site/pages_spend.py)
+    title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
     nested: bool = False  # the steps are drawn as a tree (some step has a parent)
     tree_note: str | None = None  # why stored parents were not drawn as a tree
     span_ms: float | None = None  # the waterfall's span: first start to last end
@@ -238,6 +251,7 @@ class TaskPage(Page):
     runs: list[dict[str, Any]]
     pairs: list[dict[str, Any]]
     convergence: list[dict[str, Any]] = field(default_factory=list)
+    title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
 
 
 @dataclass(kw_only=True)
@@ -267,6 +281,31 @@ class PairPage(Page):
     loops: list[LoopView]
     first_divergence: int | None
     diffs_skipped: int = 0  # modified steps past the page's budget of word diffs
+    why: WhyView | None = None  # the panel at the top: goal, outcomes, answers, first error
+    title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """An agent text shown folded: its first lines, and the rest behind "show all"."""
+
+    head: str
+    rest: str
+
+
+@dataclass(frozen=True, slots=True)
+class WhyView:
+    """The why of a pair (:class:`reportgen.divergence.why.Why`) as the pair page shows it:
+    long texts folded, the answers' word diff as HTML, the rows of the step table to link."""
+
+    why: Why
+    goal: Folded | None
+    baseline_goal: Folded | None
+    answers: tuple[Folded | None, Folded | None]  # baseline, candidate
+    scorers: tuple[Folded | None, Folded | None]
+    answers_diff: Markup | None
+    error_text: Folded | None
+    error_row: int | None  # the step table's row of the first error
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 
 from reportgen._sql import load_sql
+from reportgen.divergence import run_text
 from reportgen.divergence.compare import Comparison as Evaluation
 from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.records import PairRecord
@@ -35,6 +36,7 @@ class PairInfo:
     candidate_run_id: str
     path: str
     metrics: PairRecord
+    title: str | None = None  # the task's name: the candidate run's title, else the baseline's
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,8 @@ def _pairs(
                 values["candidate_run_id"],
                 path,
                 values,
+                run_text.title(runs_by_id[values["candidate_run_id"]]["meta"])
+                or run_text.title(run["meta"]),
             )
         )
     return infos, every.unpaired, latest

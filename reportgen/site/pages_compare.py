@@ -16,6 +16,7 @@ from markupsafe import Markup
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.reference import argument_diff, normalise_status
 from reportgen.divergence.view import earliest_rows
+from reportgen.divergence.why import Why, why
 from reportgen.evaluation import judged_pairs
 from reportgen.gating import PairMetric, pair_metrics, stagnant_loops
 from reportgen.gating.metrics import Pair, outcome_mark, reward_delta
@@ -24,16 +25,18 @@ from reportgen.site.context import (
     Chart,
     ComparePage,
     DiffRow,
+    Folded,
     LazyPage,
     Link,
     MetricRow,
     PairPage,
     StepView,
+    WhyView,
 )
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
-from reportgen.site.worddiff import REWRITE, diff_texts, word_diff
+from reportgen.site.worddiff import REWRITE, diff_texts, render, word_diff
 from reportgen.statistics.headline import headline
 from reportgen.statistics.methods import wilson
 from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
@@ -278,6 +281,47 @@ def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]
     return step_views(steps, loops=loops, aligned=aligned, limit=PAIR_TEXT_LIMIT)
 
 
+#: Lines (and characters) of a long agent text shown before "show all".
+FOLD_LINES, FOLD_CHARS = 8, 800
+
+
+def fold(text: str | None) -> Folded | None:
+    """An agent text as its first FOLD_LINES lines (at most FOLD_CHARS characters) and the
+    rest, which the page folds behind "show all"."""
+    if text is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    head = "".join(lines[:FOLD_LINES])
+    if len(head) > FOLD_CHARS:
+        cut = text.rfind(" ", FOLD_CHARS // 2, FOLD_CHARS)
+        head = text[: cut if cut > 0 else FOLD_CHARS]
+    return Folded(head, text[len(head) :])
+
+
+def _row_of(rows: Sequence[DiffRow], side: str, index: int) -> int | None:
+    """The step table's row that shows step ``index`` of ``side``."""
+    for r in rows:
+        view = r.baseline if side == "baseline" else r.candidate
+        if view is not None and view.idx == index:
+            return r.row
+    return None
+
+
+def why_view(reason: Why, rows: Sequence[DiffRow]) -> WhyView:
+    """A pair's why as its page shows it (see WhyView)."""
+    error = reason.first_error
+    return WhyView(
+        why=reason,
+        goal=fold(reason.goal),
+        baseline_goal=fold(reason.baseline_goal),
+        answers=(fold(reason.baseline.final_answer), fold(reason.candidate.final_answer)),
+        scorers=(fold(reason.baseline.scorer), fold(reason.candidate.scorer)),
+        answers_diff=None if reason.answers_diff is None else render(reason.answers_diff),
+        error_text=None if error is None else fold(error.text),
+        error_row=None if error is None else _row_of(rows, error.side, error.index),
+    )
+
+
 def pair_page(
     data: SiteData, pair: PairInfo, nav: list[Link], verdict: dict[str, bool] | None
 ) -> PairPage:
@@ -324,9 +368,11 @@ def pair_page(
     loops = [loop_view(n, x["side"], x) for n, x in enumerate(m["loops_detected"], 1)]
     compare_href = paths.compare_index_path(data.baseline_label, data.candidate_label)
     trial = f" · trial {pair.trial}" if pair.trial else ""
+    reason = why(m, base, cand, bsteps, csteps)
+    name = pair.title
     return PairPage(
         path=pair.path,
-        title=f"{pair.task_id} · {pair.batch}{trial}: {data.baseline_label} vs {data.candidate_label}",
+        title=f"{name or pair.task_id} · {pair.batch}{trial}: {data.baseline_label} vs {data.candidate_label}",
         nav=nav,
         crumbs=[
             Link(f"{data.baseline_label}..{data.candidate_label}", compare_href),
@@ -349,6 +395,8 @@ def pair_page(
         loops=loops,
         first_divergence=first,
         diffs_skipped=skipped,
+        why=why_view(reason, rows),
+        title_id=name and pair.task_id,
     )
 
 

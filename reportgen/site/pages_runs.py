@@ -9,6 +9,7 @@ from functools import partial
 from statistics import fmean
 from typing import Any
 
+from reportgen.divergence import run_text
 from reportgen.gating import stagnant_loops
 from reportgen.site import charts, paths
 from reportgen.site.context import LazyPage, Link, RunPage, TaskPage
@@ -45,6 +46,7 @@ def _meta(raw: str | None) -> tuple[list[tuple[str, str]], str | None]:
 def run_view(run: dict[str, Any]) -> dict[str, Any]:
     """The fields of a site_runs row that pages show, plus the run page's path."""
     view = {k: run[k] for k in _RUN_FIELDS}
+    view["title"] = run_text.title(run["meta"])  # None: no title or goal, named by its task id
     view["href"] = paths.run_path(run["suite"], run["task_id"], run["run_id"])
     return view
 
@@ -151,7 +153,8 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
     task_href = paths.task_path(run["suite"], run["task_id"])
     return RunPage(
         path=view["href"],
-        title=f"{run['task_id']} · {run['label']} · {run['batch']}{trial}",
+        title=f"{view['title'] or run['task_id']} · {run['label']} · {run['batch']}{trial}",
+        title_id=view["title"] and run["task_id"],
         nav=nav,
         crumbs=[
             Link(run["suite"], paths.history_path(run["suite"])),
@@ -205,6 +208,7 @@ def _pair_row(pair: PairInfo) -> dict[str, Any]:
         "batch": pair.batch,
         "trial": pair.trial,
         "href": pair.path,
+        "title": pair.title,
         "tdi": m["trajectory_divergence_index"],
         "baseline_wei": m["baseline_wei"],
         "candidate_wei": m["candidate_wei"],
@@ -241,9 +245,11 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
             if r["cost_usd"] is not None:
                 series[r["label"]][r["batch"]].append(r["cost_usd"])
             wei[r["label"]][r["batch"]].append(r["wei"])
+        name = next((r["title"] for r in rows if r["title"]), None)  # the newest run's
         yield TaskPage(
             path=paths.task_path(suite, task_id),
-            title=f"Task {task_id}",
+            title=f"Task {name or task_id}",
+            title_id=name and task_id,
             nav=nav,
             crumbs=[Link(suite, paths.history_path(suite))],
             charts=[

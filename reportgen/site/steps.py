@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from reportgen.divergence.reference import WASTED_STATUSES
+from reportgen.divergence.why import failed
 from reportgen.site.context import LoopView, StepView
 from reportgen.site.trace import Tree, Waterfall
 
@@ -195,6 +196,7 @@ def step_views(
                 parent=s.get("parent") if nested else None,
                 bar=falls.bars[i] if falls is not None else None,
                 offset_ms=falls.offsets_ms[i] if falls is not None else None,
+                failed=failed(s),
             )
         )
     return views

@@ -268,3 +268,31 @@ def test_a_regression_is_never_a_plain_pass() -> None:
         data = json.loads(runner.invoke(app, ["compare", *sides, *flags, "--json"]).stdout)
         assert data["summary"]["gates_set"] is bool(flags)
         assert data["summary"]["paired_by"] == ["suite", "task"]  # one leaderboard split
+
+
+def test_explain_leads_each_pair_with_its_why(tmp_path: Path) -> None:
+    """--explain prints the pair page's why panel in words first (P18): goal, outcomes and
+    the scorer's reason, both final answers, the first divergence and the first error; agent
+    text never starts a line."""
+    from reportgen.ingest import ingest
+    from tests.site.why_pair import ERROR, SCORER, write_traces
+
+    db = tmp_path / "db.duckdb"
+    ingest([write_traces(tmp_path / "traces")], db)
+    for command in ("compare", "gate"):
+        result = runner.invoke(app, [command, "--db", str(db), "--explain"])
+        assert result.exit_code == 0, result.output
+        lines = result.stdout.splitlines()
+        start = next(n for n, line in enumerate(lines) if line.startswith("== "))
+        why = lines[start + 1 : next(n for n, x in enumerate(lines) if x.startswith("Trajectory"))]
+        assert why[0] == "Goal: Answer the customer's question about refunds."
+        assert why[1].startswith("  | Rule 1:") and "more line(s)" in why[4]
+        assert "Outcome: baseline success (reward 1), candidate failure (reward 0)." in why
+        assert f"Scorer (candidate): {SCORER}" in why
+        assert "Final answer (baseline): Refunds are issued within 30 days of the request." in why
+        assert any(
+            x.startswith("Final answer (candidate): Refunds are issued within 60") for x in why
+        )
+        assert any(x.startswith("First divergence (row 1): baseline") for x in why)
+        assert f"First error (candidate step #1 open_policy): {ERROR}" in why
+        assert not any(x.lstrip().startswith(("<", "::")) for x in lines)
