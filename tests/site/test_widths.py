@@ -18,11 +18,10 @@ import pytest
 from reportgen.ingest import ingest
 from reportgen.site import BuildReport, build_site
 from tests.site.browser_pages import SCREENSHOTS, CheckedPage, chromium_page
-from tests.site.test_real_data import _read_folders
+from tests.site.shared_data import DATA, read_folders
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 #: Three comparisons of the real data (two share a baseline); several make a matrix page.
 REAL_COMPARE = ("xai/grok-3..xai/grok-3-mini", "xai/grok-3..xai/grok-4", "Kodah..iSWE-Agent")
 WIDTHS = (390, 1280)
@@ -98,7 +97,7 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"{DATA} is missing (the shared real data)")
     root = tmp_path_factory.mktemp("widths-real")
     db = root / "all.duckdb"
-    ingest(_read_folders(DATA), db)
+    ingest(read_folders(DATA), db)
     site = root / "site"
     build_site(db, site, build_time="2026-12-01T00:00:00Z", compare=REAL_COMPARE)
     return site
