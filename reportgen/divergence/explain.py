@@ -163,7 +163,7 @@ def _outcome(side: SideWhy) -> str:
     return side.outcome + reward
 
 
-def why_lines(why: Why) -> list[str]:
+def why_lines(why: Why, divergence: bool = True) -> list[str]:
     """The pair's why (divergence/why.py) as lines of text: goal, outcomes and the scorer's
     reasons, the two final answers, where the paths part and the first error."""
     lines = _block("Goal" if why.baseline_goal is None else "Goal (candidate)", why.goal)
@@ -181,7 +181,9 @@ def why_lines(why: Why) -> list[str]:
     if answer is not None and answer == why.candidate.final_answer:
         lines.append("  The two final answers are the same.")
     first = why.first_divergence
-    if first is None:
+    if not divergence:
+        pass  # the caller explains the divergence itself
+    elif first is None:
         lines.append("Paths: the same (every step aligned in order).")
     else:
         b = (
@@ -210,7 +212,7 @@ def explain(pair: PairRecord, why: Why | None = None) -> str:
     pair's why (goal, outcomes, answers, first error) when given."""
     lines = [f"== {pair['pair_id']}  ({pair['baseline_run_id']} -> {pair['candidate_run_id']})"]
     if why is not None:
-        lines += why_lines(why)
+        lines += why_lines(why, divergence=False)  # the TDI's lines below say where paths part
     base, cand = _side_steps(pair, "baseline"), _side_steps(pair, "candidate")
     matched = sum(
         1

@@ -228,8 +228,12 @@ def convergence_history_charts(data: SiteData, suite: str) -> list[Chart]:
     for series in data.convergence.history:
         if series["suite"] == suite:
             by_label[series["label"]].append(series)
+    nights = {p["batch"] for rows in by_label.values() for s in rows for p in s["points"]}
     charts = []
     for label, rows in sorted(by_label.items()):
+        if len(nights) == 1:  # a trend of single points says nothing: a bar per task
+            charts.append(_one_night_bars(label, rows, next(iter(nights))))
+            continue
         traces = []
         for i, s in enumerate(sorted(rows, key=lambda r: r["task_id"])):
             traces.append({
@@ -258,6 +262,33 @@ def convergence_history_charts(data: SiteData, suite: str) -> list[Chart]:
             )
         )
     return charts
+
+
+def _one_night_bars(label: str, rows: list[dict[str, Any]], night: str) -> Chart:
+    """The convergence chart of ``label`` when the suite has one night: a bar per task."""
+    ordered = sorted(rows, key=lambda r: r["task_id"])
+    points = [s["points"][0] for s in ordered]
+    trace = {
+        "type": "bar", "name": chart_text(night),
+        "x": [_safe(s["task_id"]) for s in ordered],
+        "y": [r6(p["convergence_score"]) for p in points],
+        "marker": {"color": LABEL_COLOURS[0]},
+        "customdata": [[p["num_runs"], r6(p["exact_match_rate"])] for p in points],
+        "hovertemplate": "task %{x}: score %{y}<br>%{customdata[0]} runs, exact match "
+        "%{customdata[1]}<extra></extra>",
+    }  # fmt: skip
+    layout = {
+        "font": _FONT, "height": 280, "margin": {"l": 56, "r": 16, "t": 28, "b": 44},
+        "xaxis": {"title": {"text": "task"}, "type": "category", "automargin": True},
+        "yaxis": {"title": {"text": "convergence score"}, "range": [0, 1.05]},
+        "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "#fbfbfd",
+    }  # fmt: skip
+    return Chart(
+        CHART_PREFIX + paths.slug(label),
+        f"Convergence of repeated runs, night {night}: {label}",
+        {"data": [trace], "layout": layout},
+        len(points),
+    )
 
 
 def convergence_rows(

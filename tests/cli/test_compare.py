@@ -293,6 +293,6 @@ def test_explain_leads_each_pair_with_its_why(tmp_path: Path) -> None:
         assert any(
             x.startswith("Final answer (candidate): Refunds are issued within 60") for x in why
         )
-        assert any(x.startswith("First divergence (row 1): baseline") for x in why)
+        assert any(x.startswith("  First divergence at step 1 of the path") for x in lines)
         assert f"First error (candidate step #1 open_policy): {ERROR}" in why
         assert not any(x.lstrip().startswith(("<", "::")) for x in lines)

@@ -72,7 +72,10 @@ def test_search_indexes_steps_of_kept_nights_only(demo_db: Path, kept_two: Path)
 
     nights = _nights(demo_db)
     con = duckdb.connect(str(demo_db), read_only=True)
-    run_ids = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+    # runs are numbered as the index numbers them: newest night first, then by run id
+    run_ids = [
+        r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY batch DESC, run_id").fetchall()
+    ]
     batch = dict(con.execute("SELECT run_id, batch FROM runs").fetchall())
     con.close()
     postings: list[int] = []
