@@ -340,10 +340,16 @@ MALFORMED: list[tuple[str, str, Any, str]] = [
         "unsupported ATIF schema_version",
     ),
     (
-        "atif-no-session",
+        "atif-session-number",
         "atif",
-        {k: v for k, v in _atif([]).items() if k != "session_id"},
-        "session_id: required field is missing",
+        _atif([]) | {"session_id": 7},
+        "session_id: expected a string",
+    ),
+    (
+        "atif-subagent-no-steps",
+        "atif",
+        _atif([]) | {"subagent_trajectories": [{"agent": {"name": "x"}}]},
+        "subagent_trajectories[0].steps: expected a list",
     ),
     ("atif-steps-object", "atif", _atif([]) | {"steps": {"a": 1}}, "steps: expected a list"),
     (
