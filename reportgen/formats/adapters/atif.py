@@ -281,7 +281,7 @@ def _cut_off(document: dict[str, Any], steps: list[Any]) -> str | None:
     return "timeout" if _TIMEOUT.search(said) else "unfinished"
 
 
-def _header(source: SourceFile) -> dict[str, Any]:
+def header(source: SourceFile) -> dict[str, Any]:
     """The trajectory document of ``source``, its top level checked."""
     document = parse_document(source, WHAT)
     require(source, isinstance(document, dict), f"expected {WHAT}")
@@ -372,7 +372,7 @@ def _stage(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> None:
     parts: list[Part] = []
     for source in sources:
         with explained(source, WHAT):
-            parts.append((source, _header(source)))
+            parts.append((source, header(source)))
     for chain in chains(parts):
         with explained(chain[0][0], WHAT):
             _run(rows, chain)
