@@ -78,21 +78,21 @@ def test_counts_match_the_raw_files(tmp_path: Path) -> None:
 def test_embedded_subagent_is_a_linked_child_run(tmp_path: Path) -> None:
     con = load(tmp_path, FOLDER / "phoenix")
     parent, child = con.execute("SELECT run_id, meta FROM runs ORDER BY run_id").fetchall()
-    assert parent[0] == "run-v17-001" and child[0] == "run-v17-001/child-doc"
+    assert parent[0] == "atif:run-v17-001" and child[0] == "atif:run-v17-001/child-doc"
     parent_meta, child_meta = json.loads(parent[1]), json.loads(child[1])
     # the tool step answering delegate_research names the child in subagent_trajectory_ref
     step = con.execute(
-        "SELECT idx FROM steps WHERE run_id = 'run-v17-001' AND action = 'delegate_research'"
+        "SELECT idx FROM steps WHERE run_id = 'atif:run-v17-001' AND action = 'delegate_research'"
     ).fetchone()
     assert step is not None
     assert parent_meta["children"] == [
-        {"run_id": "run-v17-001/child-doc", "step": step[0], "trajectory_id": "child-doc"}
+        {"run_id": "atif:run-v17-001/child-doc", "step": step[0], "trajectory_id": "child-doc"}
     ]
-    assert child_meta["parent_run_id"] == "run-v17-001"
+    assert child_meta["parent_run_id"] == "atif:run-v17-001"
     assert child_meta["parent_step"] == step[0]
     # llm_call_count 0: a deterministic dispatch, not a model call
     assert con.execute(
-        "SELECT type, action FROM steps WHERE run_id = 'run-v17-001' AND idx = 0"
+        "SELECT type, action FROM steps WHERE run_id = 'atif:run-v17-001' AND idx = 0"
     ).fetchone() == ("system", "dispatch")
     assert (parent_meta["llm_calls"], child_meta["llm_calls"]) == (1, 1)
     assert parent_meta["goal"] == "Research current ATIF v1.7 support."
@@ -108,7 +108,7 @@ def test_session_id_is_optional(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text(json.dumps(document))
     con = load(tmp_path, path)
-    assert con.execute("SELECT run_id, format FROM runs").fetchall() == [("t-1", "atif")]
+    assert con.execute("SELECT run_id, format FROM runs").fetchall() == [("atif:t-1", "atif")]
     del document["trajectory_id"]
     other = tmp_path / "u.json"
     other.write_text(json.dumps(document))
@@ -116,7 +116,7 @@ def test_session_id_is_optional(tmp_path: Path) -> None:
     (tmp_path / "2").mkdir()
     con = load(tmp_path / "2", other)
     (run_id,) = con.execute("SELECT run_id FROM runs").fetchone() or ("",)
-    assert re.fullmatch(r"u-[0-9a-f]{12}", run_id)
+    assert re.fullmatch(r"atif:u-[0-9a-f]{12}", run_id)
 
 
 @needs_data

@@ -151,9 +151,7 @@ def test_error_kind_rules() -> None:
 def test_every_file_of_a_job_is_harbor() -> None:
     for path in sorted(p for p in FOLDER.rglob("*") if p.is_file() and is_input_file(p)):
         source = measure(path, str(path), 1 << 26)
-        # the agent's ATIF trajectory is ATIF too: Harbor is asked first and reads it
-        also = ["atif"] if path.name == "trajectory.json" else []
-        assert [a.name for a in adapters() if a.detect(source)] == ["harbor", *also], path
+        assert [a.name for a in adapters() if a.detect(source)] == ["harbor"], path
         assert detect_format(source).name == "harbor"
 
 

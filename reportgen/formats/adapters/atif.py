@@ -1,10 +1,10 @@
 """ATIF trajectories (Agent Trajectory Interchange Format, Harbor; ``ATIF-v1.x``):
 ``{schema_version, session_id, agent, steps, final_metrics}``.
 
-One file is one run (run id = ``session_id``; optional since ATIF-v1.7: else its
+One file is one run (run id = ``atif:<session_id>``; optional since ATIF-v1.7: else its
 ``trajectory_id``, else a hash of the file), or, with its continuation files
 (``continued_trajectory_ref``, ``trajectory.cont-N.json``) in the same load, one run of them
-all; a continuation loaded alone is run ``<session_id>/cont-N``. An ``agent`` step is an ``llm`` step (action =
+all; a continuation loaded alone is run ``atif:<session_id>/cont-N``. An ``agent`` step is an ``llm`` step (action =
 its model, output = its message, ``metrics`` -> tokens and cost); each of its ``tool_calls`` is
 a ``tool`` step (action = ``function_name``, input = ``arguments``, output = the observation
 result answering it, ``parent`` = the llm step). A ``system`` step that carries an observation
@@ -30,6 +30,7 @@ from typing import Any
 
 import duckdb
 
+from reportgen.formats.adapters.harbor_layout import in_trial_agent_folder
 from reportgen.formats.adapters.rows import (
     Collector,
     amount,
@@ -144,7 +145,9 @@ class AtifTrajectory:
 
     def detect(self, source: SourceFile) -> bool:
         head = source.head
-        return bool(_VERSION_MARK.search(head)) or all(k.search(head) for k in _SIGNATURE)
+        if not (_VERSION_MARK.search(head) or all(k.search(head) for k in _SIGNATURE)):
+            return False
+        return not in_trial_agent_folder(source.path)  # the harbor adapter reads it
 
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
@@ -386,7 +389,8 @@ def _run(rows: Collector, chain: list[Part]) -> None:
     source, document = chain[0]
     number = _continuation_number(source)
     session = document["session_id"]
-    run_id = session if number is None else f"{session}/cont-{number}"
+    # prefixed: an ATIF file is often a conversion of a session its own adapter also reads
+    run_id = f"atif:{session}" if number is None else f"atif:{session}/cont-{number}"
     rows.begin(run_id)
     if number is not None:
         notice(source, f"continues session {session!r}, whose start is not in this load")

@@ -35,6 +35,7 @@ import duckdb
 import orjson
 
 from reportgen.formats.adapters import atif
+from reportgen.formats.adapters.harbor_layout import harbor_folder
 from reportgen.formats.adapters.rows import (
     Collector,
     amount,
@@ -50,7 +51,6 @@ from reportgen.formats.source import SourceFile, measure
 
 WHAT = "Harbor trial result (result.json with trial_name, task_name and agent_info)"
 _TRIAL = (Marked(rb'"trial_name"\s*:'), Marked(rb'"task_name"\s*:'))
-_HARBOR_CONFIG = re.compile(rb'"(?:trials_dir|jobs_dir)"\s*:')
 # The files Harbor writes in job and trial folders besides agent/ (all of which is the agent's).
 HARBOR_FILES = frozenset(
     {"config.json", "lock.json", "result.json", "manifest.json", "reward.json"}
@@ -113,25 +113,6 @@ class HarborJob:
                 with explained(source, WHAT):
                     _trial(rows, source, options)
         rows.flush(con)
-
-
-def harbor_folder(folder: Path) -> Path | None:
-    """The Harbor job or trial folder ``folder`` is in (itself or up to three levels up): one
-    whose ``config.json`` names ``trials_dir`` (a trial) or ``jobs_dir`` (a job)."""
-    for candidate in [folder, *list(folder.parents)[:3]]:
-        if _is_harbor(candidate):
-            return candidate
-    return None
-
-
-@lru_cache(maxsize=256)
-def _is_harbor(folder: Path) -> bool:
-    try:
-        with (folder / "config.json").open("rb") as handle:
-            head = handle.read(4096)
-    except OSError:
-        return False
-    return bool(_HARBOR_CONFIG.search(head))
 
 
 def _read(path: Path) -> dict[str, Any]:
