@@ -44,7 +44,9 @@ FOLDERS = {
     "tau2-bench": ["tau2-bench"],
     "tau-bench": ["tau-bench"],
     "langfuse": ["langfuse"],
-    "atif": ["atif"],
+    "atif": ["atif", "atif-v1.7"],
+    "harbor": ["harbor-jobs"],
+    "swe-bench-harness": ["swe-bench-harness"],
     "langsmith": ["langsmith"],
     "otel": ["otel-genai", ROOT / "tests" / "formats" / "fixtures" / "otel"],
 }

@@ -37,6 +37,7 @@ def adapters() -> tuple[Format, ...]:
     from reportgen.formats.adapters.claude_code import ClaudeCode
     from reportgen.formats.adapters.codex_cli import CodexCli
     from reportgen.formats.adapters.gemini_cli import GeminiCli
+    from reportgen.formats.adapters.harbor import HarborJob
     from reportgen.formats.adapters.inspect_log import InspectLog
     from reportgen.formats.adapters.langfuse import LangfuseExport
     from reportgen.formats.adapters.langsmith import LangSmithRuns
@@ -45,14 +46,17 @@ def adapters() -> tuple[Format, ...]:
     from reportgen.formats.adapters.otel import OtelSpans
     from reportgen.formats.adapters.swe_agent import SweAgent
     from reportgen.formats.adapters.swe_bench import SweBenchSubmission
+    from reportgen.formats.adapters.swe_bench_harness import SweBenchHarness
     from reportgen.formats.adapters.tau2_bench import Tau2Bench
     from reportgen.formats.adapters.tau_bench import TauBench
 
     return (
         AgentDiffTrace(),
+        HarborJob(),
         AtifTrajectory(),
         InspectLog(),
         SweAgent(),
+        SweBenchHarness(),
         MiniSweAgent(),
         Tau2Bench(),
         TauBench(),

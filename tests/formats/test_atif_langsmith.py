@@ -63,7 +63,7 @@ def test_atif_invalid_json(tmp_path: Path) -> None:
     ).fetchone()
     # final_metrics: 2417 prompt, 200 completion tokens, $0.0080425
     assert run == (
-        "harbor-terminus2-invalid-json",
+        "atif:harbor-terminus2-invalid-json",
         "terminus-2/openai/gpt-4o",
         "atif",
         2417,
@@ -203,7 +203,7 @@ def test_atif_harbor_layout_task(tmp_path: Path) -> None:
     path = folder / "trajectory.json"
     path.write_text(json.dumps(_atif([_call("1", "finish", "ok")])))
     con = load(tmp_path, path)
-    assert con.execute("SELECT task_id, run_id FROM runs").fetchone() == ("hello-world", "s-1")
+    assert con.execute("SELECT task_id, run_id FROM runs").fetchone() == ("hello-world", "atif:s-1")
 
 
 # ---------------------------------------------------------------- LangSmith, real files
@@ -340,10 +340,16 @@ MALFORMED: list[tuple[str, str, Any, str]] = [
         "unsupported ATIF schema_version",
     ),
     (
-        "atif-no-session",
+        "atif-session-number",
         "atif",
-        {k: v for k, v in _atif([]).items() if k != "session_id"},
-        "session_id: required field is missing",
+        _atif([]) | {"session_id": 7},
+        "session_id: expected a string",
+    ),
+    (
+        "atif-subagent-no-steps",
+        "atif",
+        _atif([]) | {"subagent_trajectories": [{"agent": {"name": "x"}}]},
+        "subagent_trajectories[0].steps: expected a list",
     ),
     ("atif-steps-object", "atif", _atif([]) | {"steps": {"a": 1}}, "steps: expected a list"),
     (

@@ -51,6 +51,8 @@ SAMPLES: dict[str, Path] = {
     "langfuse": DATA / "langfuse" / "agno-2025-06-11.trace.json",
     "langsmith": DATA / "langsmith" / "langsmith_py_wrap_openai_.json",
     "otel": DATA / "otel-genai" / "any-agent" / "OPENAI_trace.json",
+    "harbor": DATA / "harbor-jobs" / "generated" / "jobs" / "terminus-2-mock",
+    "swe-bench-harness": DATA / "swe-bench-harness" / "swebench-5.0.2" / "infra-ambiguous",
 }
 """One input per registered format (a file, or the folder the format needs). A new adapter
 must add one here, and a row to the identity table in docs/formats.md."""

@@ -16,9 +16,11 @@ from .helpers import DATA, needs_data
 EXPECTED = {
     "agentdiff": "agentdiff",
     "atif": "atif",
+    "atif-v1.7": "atif",
     "claude-code": "claude-code",
     "codex-cli": "codex-cli",
     "gemini-cli": "gemini-cli",
+    "harbor-jobs": "harbor",
     "inspect": "inspect",
     "langfuse": "langfuse",
     "langsmith": "langsmith",
@@ -27,6 +29,7 @@ EXPECTED = {
     "otel-genai": "otel",
     "swe-agent": "swe-agent",
     "swe-bench-experiments": "swe-bench-submission",
+    "swe-bench-harness": "swe-bench-harness",
     "tau-bench": "tau-bench",
     "tau2-bench": "tau2-bench",
 }

@@ -131,7 +131,7 @@ def test_tau_bench_reply_shows_what_it_answered(site: tuple[Path, Path]) -> None
 def test_atif_agent_step_shows_the_observation_it_answered(site: tuple[Path, Path]) -> None:
     document = raw("atif")
     steps = document["steps"]
-    html = page(site, document["session_id"])
+    html = page(site, "atif:" + document["session_id"])
     # step 3 answers the parse error the harness gave back after step 2
     assert on_page(html, words(steps[2]["message"]))
     assert on_page(html, words(steps[1]["observation"]["results"][0]["content"]))

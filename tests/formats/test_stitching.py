@@ -85,7 +85,7 @@ def test_a_continuation_in_the_same_load_is_the_same_run(tmp_path: Path) -> None
     db = tmp_path / "a.duckdb"
     ingest([cont, first], db)  # order of the files does not matter
     ((run_id, task, n, tokens_in, tokens_out, actions, files),) = runs(db)
-    assert (run_id, task, n) == ("sess-1", "fix-bug", 6)
+    assert (run_id, task, n) == ("atif:sess-1", "fix-bug", 6)
     model = "openai/gpt-4o"
     assert actions == [model, "bash", model, "bash", model, "mark_task_complete"]
     assert (tokens_in, tokens_out) == (150, 15)  # each file's totals cover its own steps
@@ -105,7 +105,7 @@ def test_a_continuation_loaded_on_its_own_gets_its_own_id(tmp_path: Path) -> Non
     report = ingest([cont], db)  # a later load: no clash with the archived start
     assert any("continues session 'sess-1'" in n for n in report.notices)
     got = [(r[0], r[2]) for r in runs(db)]
-    assert got == [("sess-1", 2), ("sess-1/cont-1", 4)]
+    assert got == [("atif:sess-1", 2), ("atif:sess-1/cont-1", 4)]
 
 
 def test_two_unrelated_files_with_one_session_id_still_clash(tmp_path: Path) -> None:

@@ -1,9 +1,10 @@
 """ATIF trajectories (Agent Trajectory Interchange Format, Harbor; ``ATIF-v1.x``):
 ``{schema_version, session_id, agent, steps, final_metrics}``.
 
-One file is one run (run id = ``session_id``), or, with its continuation files
+One file is one run (run id = ``atif:<session_id>``; optional since ATIF-v1.7: else its
+``trajectory_id``, else a hash of the file), or, with its continuation files
 (``continued_trajectory_ref``, ``trajectory.cont-N.json``) in the same load, one run of them
-all; a continuation loaded alone is run ``<session_id>/cont-N``. An ``agent`` step is an ``llm`` step (action =
+all; a continuation loaded alone is run ``atif:<session_id>/cont-N``. An ``agent`` step is an ``llm`` step (action =
 its model, output = its message, ``metrics`` -> tokens and cost); each of its ``tool_calls`` is
 a ``tool`` step (action = ``function_name``, input = ``arguments``, output = the observation
 result answering it, ``parent`` = the llm step). A ``system`` step that carries an observation
@@ -14,15 +15,22 @@ parse-error notice about the model's reply is a ``retry`` of its llm step; a tra
 A trajectory that stops right after a tool call that is not a completion call (``finish``,
 ``mark_task_complete``...) and is not continued elsewhere was cut off (a timeout or a step
 limit): it gets a final ``abandoned`` step. ``final_metrics`` totals are the run's tokens and
-cost (they include sub-agent calls that have no steps here)."""
+cost (they include sub-agent calls that have no steps here). An agent step with
+``llm_call_count: 0`` made no model call (a deterministic dispatch): a ``system`` step
+``dispatch``. Each embedded ``subagent_trajectories[]`` entry (ATIF-v1.7) is a child run
+``<run id>/<trajectory_id>``, linked as Claude Code's and Codex's sub-agents are: the child's
+``meta.parent_run_id``/``parent_step`` (the step whose result names it in
+``subagent_trajectory_ref``), the parent's ``meta.children``."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
 
+from reportgen.formats.adapters.harbor_layout import in_trial_agent_folder
 from reportgen.formats.adapters.rows import (
     Collector,
     amount,
@@ -33,6 +41,7 @@ from reportgen.formats.adapters.rows import (
     notice,
     parse_document,
     require,
+    stable_id,
 )
 from reportgen.formats.adapters.why import why as why_panel
 from reportgen.formats.base import Marked, StageOptions
@@ -137,7 +146,9 @@ class AtifTrajectory:
 
     def detect(self, source: SourceFile) -> bool:
         head = source.head
-        return bool(_VERSION_MARK.search(head)) or all(k.search(head) for k in _SIGNATURE)
+        if not (_VERSION_MARK.search(head) or all(k.search(head) for k in _SIGNATURE)):
+            return False
+        return not in_trial_agent_folder(source.path)  # the harbor adapter reads it
 
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
@@ -155,17 +166,43 @@ def _results(step: dict[str, Any], where: str, source: SourceFile) -> list[dict[
     return [r for r in results if isinstance(r, dict)]
 
 
+@dataclass
+class Walk:
+    """What walking a trajectory's steps gathers besides the steps: what the next agent step
+    is given, the latest agent message (the run's output), the user message the first agent
+    step answers (the goal; the last of several, as Codex's first ones are instructions),
+    the step time stamps, the step that started each embedded sub-agent (by its trajectory id
+    or session id) and the model calls made (``llm_call_count``, else one per agent step)."""
+
+    given: str | None = None
+    output: str | None = None
+    goal: str | None = None
+    stamps: list[float] = field(default_factory=list)
+    links: dict[str, int] = field(default_factory=dict)
+    llm_calls: int = 0
+
+
+def _link(walk: Walk, result: dict[str, Any], idx: int) -> None:
+    """Note the sub-agent trajectories a result hands off to as started by step ``idx``."""
+    for ref in result.get("subagent_trajectory_ref") or []:
+        if isinstance(ref, dict):
+            for key in ("trajectory_id", "session_id"):
+                if isinstance(ref.get(key), str) and ref[key]:
+                    walk.links.setdefault(ref[key], idx)
+
+
 def _agent_step(
     rows: Collector,
     step: dict[str, Any],
     where: str,
     source: SourceFile,
     model: str,
-    given: str | None,
-) -> str | None:
-    """An agent step: its llm step (input ``given``: the user message or the observation it
-    answers), then a tool step per tool call. Returns the text of its observation, what the
-    next agent step is given."""
+    walk: Walk,
+) -> None:
+    """An agent step: its llm step (input: the user message or the observation it answers),
+    then a tool step per tool call. An agent step that made no model call
+    (``llm_call_count: 0``, a deterministic dispatch) is a ``system`` step ``dispatch``. The
+    text of its observation is what the next agent step is given."""
     calls = step.get("tool_calls") or []
     require(source, isinstance(calls, list), "expected a list", f"{where}.tool_calls")
     results = _results(step, where, source)
@@ -196,11 +233,13 @@ def _agent_step(
     message = step.get("message")
     said = [(text_of(r.get("content")), r.get("is_error") is True) for r in loose if "content" in r]
     metrics = _obj(step.get("metrics"))
+    calls_made = count(step.get("llm_call_count"))
+    walk.llm_calls += 1 if calls_made is None else calls_made
     llm = rows.step(
-        "llm",
-        str(step.get("model_name") or model),
+        "system" if calls_made == 0 else "llm",
+        "dispatch" if calls_made == 0 else str(step.get("model_name") or model),
         _worst([observation_status(text, flagged) for text, flagged in said]),
-        input=given,
+        input=walk.given,
         output={"message": message, "observation": [text for text, _ in said]}
         if said
         else json_text(message),
@@ -209,8 +248,12 @@ def _agent_step(
         cost_usd=amount(metrics.get("cost_usd")),
         started_at=step.get("timestamp") if isinstance(step.get("timestamp"), str) else None,
     )
+    for result in loose:
+        _link(walk, result, llm)
     for call, answer in zip(calls, answers, strict=True):
         content = None if answer is None else answer.get("content")
+        if answer is not None:
+            _link(walk, answer, rows.next_index)
         rows.step(
             "tool",
             call["function_name"],
@@ -222,7 +265,7 @@ def _agent_step(
             parent=llm,
         )
     texts = [text_of(r.get("content")) for r in results if "content" in r]
-    return "\n\n".join(t for t in texts if t) or None
+    walk.given = "\n\n".join(t for t in texts if t) or None
 
 
 def _cut_off(document: dict[str, Any], steps: list[Any]) -> str | None:
@@ -242,11 +285,11 @@ def _cut_off(document: dict[str, Any], steps: list[Any]) -> str | None:
     return "timeout" if _TIMEOUT.search(said) else "unfinished"
 
 
-def _header(source: SourceFile) -> dict[str, Any]:
+def header(source: SourceFile) -> dict[str, Any]:
     """The trajectory document of ``source``, its top level checked."""
     document = parse_document(source, WHAT)
     require(source, isinstance(document, dict), f"expected {WHAT}")
-    for key in ("schema_version", "session_id", "agent", "steps"):
+    for key in ("schema_version", "agent", "steps"):
         require(source, key in document, "required field is missing", key)
     version = document["schema_version"]
     require(
@@ -257,8 +300,20 @@ def _header(source: SourceFile) -> dict[str, Any]:
     )
     require(source, isinstance(document["agent"], dict), "expected an object", "agent")
     require(source, isinstance(document["steps"], list), "expected a list", "steps")
-    session = document["session_id"]
-    require(source, isinstance(session, str) and bool(session), "expected a string", "session_id")
+    session = document.get("session_id")
+    require(
+        source,
+        session is None or (isinstance(session, str) and bool(session)),
+        "expected a string",
+        "session_id",
+    )
+    if session is None:  # optional since ATIF-v1.7: the trajectory_id, else the file's hash
+        given = document.get("trajectory_id")
+        document["session_id"] = (
+            given
+            if isinstance(given, str) and given
+            else stable_id(source, task_of(source, document), 0)
+        )
     checked: dict[str, Any] = document
     return checked
 
@@ -321,7 +376,7 @@ def _stage(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> None:
     parts: list[Part] = []
     for source in sources:
         with explained(source, WHAT):
-            parts.append((source, _header(source)))
+            parts.append((source, header(source)))
     for chain in chains(parts):
         with explained(chain[0][0], WHAT):
             _run(rows, chain)
@@ -330,70 +385,102 @@ def _stage(con: duckdb.DuckDBPyConnection, sources: list[SourceFile]) -> None:
 
 def _run(rows: Collector, chain: list[Part]) -> None:
     """One run from a trajectory and its continuations (steps in order, totals summed). A
-    continuation loaded without its start is a run of its own, id ``<session>/cont-N``."""
+    continuation loaded without its start is a run of its own, id ``<session>/cont-N``. Then
+    a run per embedded sub-agent trajectory (ATIF-v1.7 ``subagent_trajectories``)."""
     source, document = chain[0]
-    agent = document["agent"]
-    model = str(agent.get("model_name") or agent.get("name") or "agent")
     number = _continuation_number(source)
     session = document["session_id"]
-    rows.begin(session if number is None else f"{session}/cont-{number}")
+    # prefixed: an ATIF file is often a conversion of a session its own adapter also reads
+    run_id = f"atif:{session}" if number is None else f"atif:{session}/cont-{number}"
+    rows.begin(run_id)
     if number is not None:
         notice(source, f"continues session {session!r}, whose start is not in this load")
-    stamps: list[float] = []
-    output: str | None = None
-    given: str | None = None
-    goal = _goal(document["steps"])
+    walk = Walk()
     for part_source, part in chain:
-        given, output = _steps(rows, part_source, part, model, given, output, stamps)
+        walk_steps(rows, part_source, part, walk)
     last = chain[-1][1]
     why = _cut_off(last, last["steps"])
     if why is not None:
-        rows.step(
-            "stop",
-            why,
-            "abandoned",
-            output="trajectory ends after a tool call with no completion call "
-            "(the agent was cut off: timeout or step limit)",
-        )
+        _stop(rows, why)
     finals = [_obj(p.get("final_metrics")) for _, p in chain]
-    label = str(agent.get("name") or "atif")
-    if agent.get("model_name"):
-        label += f"/{agent['model_name']}"
+    task = task_of(source, document)
+    embedded = subagents(source, [p for _, p in chain], run_id)
     rows.end(
         source,
-        task_id=task_of(source, document),
-        label=label,
+        task_id=task,
+        label=label_of(document["agent"]),
         suite="atif",
         started_at=step_time([s for _, p in chain for s in p["steps"]]),
-        output=output,
+        output=walk.output,
         success=False if why is not None else None,
         tokens_in=_total(count(f.get("total_prompt_tokens")) for f in finals),
         tokens_out=_total(count(f.get("total_completion_tokens")) for f in finals),
         cost_usd=_total(amount(f.get("total_cost_usd")) for f in finals),
-        latency_ms=(max(stamps) - min(stamps)) * 1000.0 if len(stamps) > 1 else None,
-        meta={
-            "schema_version": document["schema_version"],
-            "agent": agent.get("name"),
-            "agent_version": agent.get("version"),
-            "model": agent.get("model_name"),
+        latency_ms=latency(walk),
+        meta=run_meta(document, walk, embedded)
+        | {
             "cached_tokens": _total(count(f.get("total_cached_tokens")) for f in finals),
             "continued_trajectory_ref": last.get("continued_trajectory_ref"),
             "continuation_files": [s.display for s, _ in chain[1:]] or None,
             "continues": session if number is not None else None,
-            "notes": document.get("notes") if isinstance(document.get("notes"), str) else None,
-            **why_panel(goal=goal),
         },
     )
+    emit_subagents(rows, source, embedded, walk, run_id, task=task, suite="atif")
+
+
+def _stop(rows: Collector, why: str) -> None:
+    rows.step(
+        "stop",
+        why,
+        "abandoned",
+        output="trajectory ends after a tool call with no completion call "
+        "(the agent was cut off: timeout or step limit)",
+    )
+
+
+def label_of(agent: dict[str, Any]) -> str:
+    """``agent.name`` (else ``atif``), plus ``/<model_name>`` when given."""
+    label = str(agent.get("name") or "atif")
+    if agent.get("model_name"):
+        label += f"/{agent['model_name']}"
+    return label
+
+
+def latency(walk: Walk) -> float | None:
+    """Last minus first step time stamp, in ms (None without two)."""
+    stamps = walk.stamps
+    return (max(stamps) - min(stamps)) * 1000.0 if len(stamps) > 1 else None
+
+
+def run_meta(
+    document: dict[str, Any], walk: Walk, embedded: list[Embedded] | None = None
+) -> dict[str, Any]:
+    """The meta every ATIF run carries: the agent, the model calls, the goal (the user message
+    the first agent step answers), notes, and the sub-agent runs it started (``children``: run id and step)."""
+    agent = document["agent"]
+    notes = document.get("notes")
+    return {
+        "schema_version": document.get("schema_version"),
+        "agent": agent.get("name"),
+        "agent_version": agent.get("version"),
+        "model": agent.get("model_name"),
+        "llm_calls": walk.llm_calls,
+        **why_panel(goal=task_description(walk.goal)),
+        "notes": notes if isinstance(notes, str) else None,
+        "children": [
+            {"run_id": e.run_id, "step": walk.links.get(e.key), "trajectory_id": e.key}
+            for e in embedded or []
+        ]
+        or None,
+    }
 
 
 _TASK = re.compile(r"\bTask Description:\s*\n(.*?)(?:\n\s*Current terminal state:|\Z)", re.S)
 
 
-def _goal(steps: list[Any]) -> str | None:
-    """The task: the first user step's message, or only its ``Task Description:`` section
-    (Terminus puts its instructions before it)."""
-    first = next((s for s in steps if isinstance(s, dict) and s.get("source") == "user"), None)
-    text = text_of(first.get("message")) if first else None
+def task_description(text: str | None) -> str | None:
+    """The task in a user message: only its ``Task Description:`` section where it has one
+    (Terminus puts its instructions before it), else the whole message."""
     if not text:
         return None
     found = _TASK.search(text)
@@ -406,32 +493,126 @@ def _total(values: Any) -> Any:
     return sum(given) if given else None
 
 
-def _steps(
+@dataclass
+class Embedded:
+    """A sub-agent trajectory embedded in its parent's file: its run id, the key its parent's
+    ``subagent_trajectory_ref`` names it by, and where in the file it is."""
+
+    run_id: str
+    key: str
+    document: dict[str, Any]
+    where: str
+
+
+def subagents(source: SourceFile, parts: list[dict[str, Any]], parent: str) -> list[Embedded]:
+    """The embedded sub-agent trajectories of ``parts`` (a trajectory and its continuations),
+    checked: run id ``<parent run id>/<trajectory_id>`` (else its ``session_id`` when not the
+    parent's, else ``sub-N``)."""
+    found: list[Embedded] = []
+    for part in parts:
+        children = part.get("subagent_trajectories") or []
+        require(source, isinstance(children, list), "expected a list", "subagent_trajectories")
+        for position, child in enumerate(children):
+            where = f"subagent_trajectories[{position}]"
+            require(source, isinstance(child, dict), "expected an object", where)
+            require(
+                source, isinstance(child.get("agent"), dict), "expected an object", f"{where}.agent"
+            )
+            require(
+                source, isinstance(child.get("steps"), list), "expected a list", f"{where}.steps"
+            )
+            key = next(
+                (
+                    str(child[k])
+                    for k in ("trajectory_id", "session_id")
+                    if isinstance(child.get(k), str) and child[k] and child[k] != parent
+                ),
+                f"sub-{len(found)}",
+            )
+            found.append(Embedded(f"{parent}/{key}", key, child, where))
+    return found
+
+
+def emit_subagents(
+    rows: Collector,
+    source: SourceFile,
+    embedded: list[Embedded],
+    parent_walk: Walk,
+    parent: str,
+    *,
+    task: str,
+    suite: str,
+    batch: str | None = None,
+) -> None:
+    """A run per embedded sub-agent (after its parent's), linked both ways: the child's
+    ``meta.parent_run_id`` / ``parent_step`` (the tool step whose result names it), the
+    parent's ``meta.children``. Task: the parent's plus ``/<agent name>``. Their own
+    sub-agents follow, nested the same way."""
+    for child in embedded:
+        document = child.document
+        rows.begin(child.run_id)
+        walk = Walk()
+        walk_steps(rows, source, document, walk, prefix=f"{child.where}.")
+        why = _cut_off(document, document["steps"])
+        if why is not None:
+            _stop(rows, why)
+        final = _obj(document.get("final_metrics"))
+        grandchildren = subagents(source, [document], child.run_id)
+        name = str(document["agent"].get("name") or child.key)
+        rows.end(
+            source,
+            task_id=f"{task}/{name}",
+            label=label_of(document["agent"]),
+            suite=suite,
+            batch=batch,
+            started_at=step_time(document["steps"]),
+            output=walk.output,
+            success=False if why is not None else None,
+            tokens_in=count(final.get("total_prompt_tokens")),
+            tokens_out=count(final.get("total_completion_tokens")),
+            cost_usd=amount(final.get("total_cost_usd")),
+            latency_ms=latency(walk),
+            meta=run_meta(document, walk, grandchildren)
+            | {
+                "cached_tokens": count(final.get("total_cached_tokens")),
+                "parent_run_id": parent,
+                "parent_step": parent_walk.links.get(child.key),
+                "trajectory_id": document.get("trajectory_id"),
+            },
+        )
+        emit_subagents(
+            rows, source, grandchildren, walk, child.run_id, task=task, suite=suite, batch=batch
+        )
+
+
+def walk_steps(
     rows: Collector,
     source: SourceFile,
     document: dict[str, Any],
-    model: str,
-    given: str | None,
-    output: str | None,
-    stamps: list[float],
-) -> tuple[str | None, str | None]:
-    """The steps of one trajectory file; returns what the next agent step is given and the
-    latest agent message (the run's output so far)."""
+    walk: Walk,
+    prefix: str = "",
+) -> None:
+    """Append the steps of one trajectory (file or embedded sub-agent) to the current run."""
+    agent = document["agent"]
+    model = str(agent.get("model_name") or agent.get("name") or "agent")
     for position, step in enumerate(document["steps"]):
-        where = f"steps[{position}]"
+        where = f"{prefix}steps[{position}]"
         require(source, isinstance(step, dict), "expected an object", where)
         require(source, "source" in step, "required field is missing", f"{where}.source")
         seconds = epoch_from_iso(step.get("timestamp"))
         if seconds is not None:
-            stamps.append(seconds)
+            walk.stamps.append(seconds)
         kind = step["source"]
         if kind == "agent":
-            given = _agent_step(rows, step, where, source, model, given)
+            walk.goal = walk.goal or walk.given  # the request the first agent step answers
+            _agent_step(rows, step, where, source, model, walk)
             text = text_of(step.get("message"))
-            output = text or output
+            walk.output = text or walk.output
         elif kind == "system" and step.get("observation") is not None:
             results = _results(step, where, source)
             refs = [ref for r in results for ref in r.get("subagent_trajectory_ref") or []]
+            for result in results:
+                _link(walk, result, rows.next_index)
             rows.step(
                 "system",
                 "handoff" if refs else "system",
@@ -443,14 +624,14 @@ def _steps(
             )
         else:
             if kind == "user":
-                given = text_of(step.get("message")) or given
+                text = text_of(step.get("message"))
+                walk.given = text or walk.given
             require(
                 source,
                 kind in ("user", "system"),
                 f"unknown step source {kind!r} (expected user, agent or system)",
                 f"{where}.source",
             )
-    return given, output
 
 
 def step_time(steps: list[Any]) -> str | None:

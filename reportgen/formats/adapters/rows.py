@@ -335,6 +335,11 @@ class Collector:
         self._n = idx + 1
         return idx
 
+    @property
+    def next_index(self) -> int:
+        """The index the next step of the current run gets."""
+        return self._n
+
     def begin(self, run_id: str) -> None:
         """Start collecting the steps of run ``run_id``."""
         self._run_id = run_id

@@ -1,0 +1,269 @@
+"""SWE-bench evaluation harness output (``swebench.harness.run_evaluation``): the run report
+``<model>.<run_id>.json`` (``resolved_ids``, ``unresolved_ids``, ``error_ids``,
+``empty_patch_ids``; schema_version 2 adds ``infra_failure_ids``, ``ambiguous_failure_ids``
+and ``failure_reasons``) and the per-instance ``logs/run_evaluation/<run_id>/<model>/<id>/``
+folders (``report.json`` keyed by instance id, with ``tests_status``; ``patch.diff``;
+``run_instance.log``).
+
+- An instance is a run: run id ``<run_id>/<model>/<instance_id>``, task = ``instance_id``,
+  suite ``swe-bench`` (as mini-swe-agent's runs, so an agent's trajectories and the
+  harness's verdicts on them share suite and task), label = the model
+  (``model_name_or_path``: the report's name up to ``.<run_id>.json``, ``__`` read as
+  ``/``), batch = ``run_id``.
+- Outcome: resolved -> success, reward 1; unresolved or an empty patch -> failure, reward 0;
+  ``infra_failure_ids`` -> not scored (success NULL), ``meta.error_kind`` ``environment``,
+  ``meta.error_reason`` its ``failure_reasons`` entry; ``error_ids`` -> not scored, kind
+  ``harness`` (``environment`` when the log says the image build failed), except a patch
+  that did not apply (``Patch Apply Failed`` in ``run_instance.log``): the agent's failure.
+  ``ambiguous_failure_ids`` (a missing module, a crash that a bad patch can cause too) stay
+  the agent's failure, as the harness counts them: success False, with the reason in
+  ``meta.ambiguous_failure``.
+- Steps: a ``patch`` step when ``patch.diff`` is there (output: the patch) and a ``check``
+  step with the failing FAIL_TO_PASS / PASS_TO_PASS tests (``ok`` only when resolved).
+- The run report carries its instances; a per-instance ``report.json`` loads a run of its
+  own only when no run report for it is found (in the folder holding ``logs/``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+
+from reportgen.formats.adapters.rows import (
+    Collector,
+    notice,
+    parse_document,
+    require,
+    stage_each,
+)
+from reportgen.formats.base import Marked, StageOptions
+from reportgen.formats.source import SourceFile
+
+WHAT = "SWE-bench harness run report (<model>.<run_id>.json with resolved_ids, unresolved_ids)"
+_REPORT = (
+    Marked(rb'"resolved_ids"\s*:'),
+    Marked(rb'"unresolved_ids"\s*:'),
+    re.compile(rb'"(?:completed_ids|submitted_ids)"\s*:'),
+)
+_INSTANCE = re.compile(
+    rb'\A\s*\{\s*"[^"]+"\s*:\s*\{\s*"(?:patch_is_None|patch_exists|patch_successfully_applied|'
+    rb'resolved|tests_status)"\s*:'
+)
+_APPLY_FAILED = "Patch Apply Failed"
+_BUILD_FAILED = re.compile(r"BuildImageError|Error building image|Failed to build", re.IGNORECASE)
+_ID_LISTS = (
+    "resolved_ids",
+    "unresolved_ids",
+    "empty_patch_ids",
+    "error_ids",
+    "infra_failure_ids",
+    "ambiguous_failure_ids",
+    "completed_ids",
+    "submitted_ids",
+)
+SCORER_CHARS = 2000
+
+
+class SweBenchHarness:
+    name = "swe-bench-harness"
+    description = "SWE-bench evaluation harness run report and per-instance report.json"
+    maps = (
+        "an instance of <model>.<run_id>.json -> a run (resolved -> success; infra_failure_ids "
+        "and error_ids -> not scored, error_kind); check step with the failing tests"
+    )
+
+    def detect(self, source: SourceFile) -> bool:
+        if source.lines:
+            return False
+        if source.path.name == "report.json":
+            return bool(_INSTANCE.search(source.head))
+        return all(k.search(source.head) for k in _REPORT)
+
+    def stage(
+        self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
+    ) -> None:
+        stage_each(con, sources, self.name, WHAT, _parse)
+
+
+def _ids(document: dict[str, Any], key: str, source: SourceFile) -> set[str]:
+    value = document.get(key) or []
+    require(source, isinstance(value, list), "expected a list", key)
+    return {str(v) for v in value}
+
+
+def _instance_folders(folder: Path, report_name: str) -> tuple[str, str, Path | None]:
+    """(model folder name, run id, the folder of its instance folders) for a run report
+    named ``<model>.<run_id>.json`` in ``folder``: looked for under ``logs/run_evaluation/``
+    (the CLI) and ``logs/``; else the name split at its first dot."""
+    for logs in (folder / "logs" / "run_evaluation", folder / "logs"):
+        if not logs.is_dir():
+            continue
+        for run in sorted(p for p in logs.iterdir() if p.is_dir()):
+            for found in sorted(p for p in run.iterdir() if p.is_dir()):
+                if f"{found.name}.{run.name}.json" == report_name:
+                    return found.name, run.name, found
+    stem = report_name.removesuffix(".json")
+    model, _, run_id = stem.partition(".")
+    return model, run_id or stem, None
+
+
+def _read(path: Path) -> Any:
+    try:
+        return orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _parse(rows: Collector, source: SourceFile) -> None:
+    if source.path.name == "report.json":
+        _lone_instance(rows, source)
+        return
+    document = parse_document(source, WHAT)
+    require(source, isinstance(document, dict), f"expected {WHAT}")
+    lists = {key: _ids(document, key, source) for key in _ID_LISTS}
+    reasons = document.get("failure_reasons") or {}
+    require(source, isinstance(reasons, dict), "expected an object", "failure_reasons")
+    model, run_id, instances = _instance_folders(source.path.parent, source.path.name)
+    every = set().union(*lists.values())
+    for instance in sorted(every):
+        folder = instances / instance if instances is not None else None
+        _run(rows, source, instance, model, run_id, folder, lists, reasons)
+    skipped = _ids(document, "incomplete_ids", source) - every
+    if skipped:
+        notice(source, f"{len(skipped)} instance(s) not evaluated (incomplete_ids): no runs")
+
+
+def _lone_instance(rows: Collector, source: SourceFile) -> None:
+    """A per-instance report.json: a run when no run report of its run is found (the
+    run report carries its instances); mini-swe-agent's ``logs/<id>/`` layout: none."""
+    folder = source.path.parent
+    document = parse_document(source, WHAT)
+    require(source, isinstance(document, dict) and len(document) == 1, "expected one instance")
+    instance = next(iter(document))
+    model, run = folder.parent, folder.parent.parent
+    if model.name == "logs" or folder.name != instance:
+        return  # not the harness's <run_id>/<model>/<instance>/ layout
+    name = f"{model.name}.{run.name}.json"
+    for up in list(folder.parents)[2:5]:
+        if (up / name).is_file():
+            return  # loaded with its run report
+    report = document[instance] if isinstance(document[instance], dict) else {}
+    resolved = report.get("resolved") is True
+    lists: dict[str, set[str]] = {key: set() for key in _ID_LISTS}
+    lists["resolved_ids" if resolved else "unresolved_ids"].add(instance)
+    _run(rows, source, instance, model.name, run.name, folder, lists, {})
+
+
+def _failing(report: dict[str, Any]) -> dict[str, list[str]]:
+    status = report.get("tests_status") or {}
+    found: dict[str, list[str]] = {}
+    if isinstance(status, dict):
+        for group in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+            failed = (status.get(group) or {}).get("failure") or []
+            if isinstance(failed, list) and failed:
+                found[group] = [str(t) for t in failed]
+    return found
+
+
+def _run(
+    rows: Collector,
+    source: SourceFile,
+    instance: str,
+    model: str,
+    run_id: str,
+    folder: Path | None,
+    lists: dict[str, set[str]],
+    reasons: dict[str, Any],
+) -> None:
+    report: dict[str, Any] = {}
+    patch: str | None = None
+    log: str | None = None
+    if folder is not None:
+        raw = _read(folder / "report.json")
+        if isinstance(raw, dict) and isinstance(raw.get(instance), dict):
+            report = raw[instance]
+        patch = _text(folder / "patch.diff")
+        log = _text(folder / "run_instance.log")
+    reason = reasons.get(instance)
+    reason = str(reason) if reason is not None else None
+    kind: str | None = None
+    success: bool | None
+    verdict: str
+    if instance in lists["resolved_ids"]:
+        success, verdict = True, "resolved"
+    elif instance in lists["infra_failure_ids"]:
+        success, kind, verdict = None, "environment", "infrastructure failure"
+    elif instance in lists["error_ids"]:
+        if log is not None and _APPLY_FAILED in log:
+            success, verdict, reason = False, "error: the patch did not apply", _APPLY_FAILED
+        else:
+            kind = "environment" if log is not None and _BUILD_FAILED.search(log) else "harness"
+            success, verdict = None, "evaluation error"
+            reason = reason or _last_line(log) or "the harness reports an evaluation error"
+    elif instance in lists["empty_patch_ids"]:
+        success, verdict = False, "empty patch"
+    elif instance in lists["unresolved_ids"] or instance in lists["ambiguous_failure_ids"]:
+        success, verdict = False, "unresolved"
+    else:
+        success, verdict = None, "not evaluated"
+    ambiguous = instance in lists["ambiguous_failure_ids"] and kind is None
+    failing = _failing(report)
+    rows.begin(f"{run_id}/{model}/{instance}")
+    if patch:
+        rows.step("patch", "model_patch", input={"instance_id": instance}, output=patch)
+    rows.step(
+        "check",
+        "tests",
+        "ok" if success else "error",
+        input={"instance_id": instance},
+        output={
+            key: report.get(key)
+            for key in ("patch_is_None", "patch_exists", "patch_successfully_applied", "resolved")
+            if key in report
+        }
+        | ({"failing": failing} if failing else {}),
+        error=reason if kind is not None or not success else None,
+    )
+    scorer = verdict
+    if reason:
+        scorer += f" ({reason}{', ambiguous: a bad patch can cause it too' if ambiguous else ''})"
+    for group, tests in failing.items():
+        scorer += f"; {group} failed: " + ", ".join(tests)
+    meta = {
+        "tool": "swebench-harness",
+        "model": model.replace("__", "/"),
+        "harness_run_id": run_id,
+        "verdict": verdict,
+        "failure_reason": reason,
+        "ambiguous_failure": reason or True if ambiguous else None,
+        "failing_tests": failing or None,
+        "error_kind": kind,
+        "error_reason": reason[:300] if kind is not None and reason else None,
+        "scorer": scorer[:SCORER_CHARS],
+    }
+    rows.end(
+        source,
+        task_id=instance,
+        label=model.replace("__", "/"),
+        suite="swe-bench",
+        batch=run_id,
+        success=success,
+        reward=None if success is None else (1.0 if success else 0.0),
+        output=patch,
+        meta={k: v for k, v in meta.items() if v is not None},
+    )
+
+
+def _last_line(log: str | None) -> str | None:
+    lines = [line.strip() for line in (log or "").splitlines() if line.strip()]
+    return lines[-1][:300] if lines else None

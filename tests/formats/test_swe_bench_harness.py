@@ -1,0 +1,125 @@
+"""SWE-bench harness run reports v2 (../shared/data/swe-bench-harness): a run per instance;
+outcomes against the report's own id lists and per-instance report.json, read by the test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reportgen.formats.registry import adapters, detect_format
+from reportgen.formats.source import measure
+
+from .helpers import DATA, load, needs_data
+
+FOLDER = DATA / "swe-bench-harness"
+
+
+def _reports() -> list[tuple[Path, dict]]:
+    return [
+        (p, json.loads(p.read_text()))
+        for p in sorted(FOLDER.rglob("*.json"))
+        if p.name != "report.json"
+    ]
+
+
+@needs_data
+def test_counts_match_the_run_reports(tmp_path: Path) -> None:
+    con = load(tmp_path, FOLDER)
+    runs = success = failure = error = 0
+    for _, report in _reports():
+        ids = set(report["submitted_ids"])
+        runs += len(ids)
+        success += len(ids & set(report["resolved_ids"]))
+        # infrastructure and evaluation errors are not the model's; ambiguous ones are
+        error += len(ids & (set(report["infra_failure_ids"]) | set(report["error_ids"])))
+        failure += len(
+            ids
+            - set(report["resolved_ids"])
+            - set(report["infra_failure_ids"])
+            - set(report["error_ids"])
+        )
+    got = con.execute(
+        """
+        SELECT count(*), count(*) FILTER (WHERE success), count(*) FILTER (WHERE NOT success),
+               count(*) FILTER (WHERE success IS NULL AND meta->>'error_kind' IS NOT NULL),
+               (SELECT count(*) FROM steps), (SELECT count(*) FROM steps WHERE type = 'tool')
+        FROM runs
+        """
+    ).fetchone()
+    # one check step per instance (no patch.diff in these folders); no tool calls, no tokens
+    assert got == (runs, success, failure, error, runs, 0) == (2, 0, 1, 1, 2, 0)
+    assert con.execute("SELECT count(tokens_in) FROM runs").fetchone() == (0,)
+
+
+@needs_data
+def test_identity_and_reasons(tmp_path: Path) -> None:
+    con = load(tmp_path, FOLDER)
+    rows = con.execute(
+        "SELECT run_id, suite, task_id, label, batch, success, meta FROM runs ORDER BY run_id"
+    ).fetchall()
+    ambiguous, infra = rows
+    assert ambiguous[:6] == (
+        "infra-ambiguous/gold/openlayers__openlayers-10340",
+        "swe-bench",
+        "openlayers__openlayers-10340",
+        "gold",
+        "infra-ambiguous",
+        False,
+    )
+    assert json.loads(ambiguous[6])["ambiguous_failure"] == "missing_module"
+    meta = json.loads(infra[6])
+    assert infra[5] is None
+    assert (meta["error_kind"], meta["error_reason"]) == ("environment", "browser_launch_failed")
+
+
+def test_failing_tests_and_a_lone_instance_report(tmp_path: Path) -> None:
+    """A per-instance report.json without its run report loads a run; the scorer names the
+    failing FAIL_TO_PASS tests; a patch that did not apply is the model's failure."""
+    folder = tmp_path / "logs" / "run_evaluation" / "r1" / "org__model" / "a__b-1"
+    folder.mkdir(parents=True)
+    status = {"FAIL_TO_PASS": {"success": [], "failure": ["test_x"]}}
+    (folder / "report.json").write_text(
+        json.dumps({"a__b-1": {"patch_is_None": False, "resolved": False, "tests_status": status}})
+    )
+    (folder / "run_instance.log").write_text("ok\n")
+    path = folder / "report.json"
+    assert detect_format(measure(path, str(path), 1 << 26)).name == "swe-bench-harness"
+    con = load(tmp_path, path)
+    run_id, label, success, meta = con.execute(
+        "SELECT run_id, label, success, meta FROM runs"
+    ).fetchone()
+    assert (run_id, label, success) == ("r1/org__model/a__b-1", "org/model", False)
+    assert json.loads(meta)["scorer"] == "unresolved; FAIL_TO_PASS failed: test_x"
+
+
+def test_patch_apply_failure_is_the_models(tmp_path: Path) -> None:
+    folder = tmp_path / "logs" / "run_evaluation" / "r1" / "m" / "a__b-1"
+    folder.mkdir(parents=True)
+    (folder / "run_instance.log").write_text(">>>>> Patch Apply Failed:\npatch: bad\n")
+    report = {
+        "resolved_ids": [],
+        "unresolved_ids": [],
+        "completed_ids": [],
+        "submitted_ids": ["a__b-1", "c__d-2"],
+        "error_ids": ["a__b-1", "c__d-2"],
+    }
+    (tmp_path / "m.r1.json").write_text(json.dumps(report))
+    con = load(tmp_path, tmp_path / "m.r1.json")
+    rows = con.execute(
+        "SELECT task_id, success, meta->>'error_kind' FROM runs ORDER BY task_id"
+    ).fetchall()
+    assert rows == [("a__b-1", False, None), ("c__d-2", None, "harness")]
+
+
+@needs_data
+def test_detected_as_the_harness_only() -> None:
+    for path in sorted(FOLDER.rglob("*.json")):
+        source = measure(path, str(path), 1 << 26)
+        assert [a.name for a in adapters() if a.detect(source)] == ["swe-bench-harness"], path
+        assert detect_format(source).name == "swe-bench-harness"
+
+
+@needs_data
+def test_mini_swe_agent_reports_stay_mini_swe_agent() -> None:
+    for path in sorted((DATA / "mini-swe-agent").rglob("report.json"))[:3]:
+        assert detect_format(measure(path, str(path), 1 << 26)).name == "mini-swe-agent"
