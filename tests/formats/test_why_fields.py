@@ -28,6 +28,7 @@ CODEX = (
     "codex-cli/codemie-code/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 )
 AGENTS = "openai-agents/ingest/trials_weather_gpt-4o-mini_t1.json"
+HARBOR = "harbor-jobs/generated/jobs/terminus-2-mock/"
 
 
 class Case(NamedTuple):
@@ -39,6 +40,34 @@ class Case(NamedTuple):
 
 
 CASES = {
+    "harbor-goal": Case(
+        HARBOR,
+        "run_id = 'terminus-2-mock/count-lines__HnbKowv'",
+        "goal",
+        "equals",
+        "Write the number of lines of /etc/os-release to /app/count.txt.",
+    ),
+    "harbor-scorer": Case(
+        HARBOR,
+        "run_id = 'terminus-2-mock/count-lines__HnbKowv'",
+        "scorer",
+        "equals",
+        "verifier rewards: reward 0.0",
+    ),
+    "harbor-output": Case(
+        HARBOR,
+        "run_id = 'terminus-2-mock/count-lines__HnbKowv'",
+        "output",
+        "starts",
+        "Analysis: count.txt was written.",
+    ),
+    "harbor-scorer-harness-error": Case(
+        HARBOR,
+        "run_id = 'terminus-2-mock/broken-verifier__RFziJcG'",
+        "scorer",
+        "starts",
+        "no reward; RewardFileNotFoundError in verifier: No reward file found",
+    ),
     "tau2-goal": Case(
         TAU2,
         "run_id = '4074ae80-d49b-4756-a53d-158ab82b8cd6'",
