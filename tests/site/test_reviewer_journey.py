@@ -1,7 +1,7 @@
 """A reviewer's way from "worse" to "why", in Chromium, on the demo site and on a site of all the
 shared real data, opened from file:// and served by ``python -m http.server`` on 127.0.0.1:
 every newly broken task named on the index or a comparison page reaches the diff of a pair
-that broke in one click, and the screenshots a reviewer sees first (index, comparison, pair
+that broke in one click, where the why panel shows both final answers, and the screenshots a reviewer sees first (index, comparison, pair
 page, the PR comment rendered as HTML) are written at 1280 and 390 px to
 artifacts/screenshots/."""
 
@@ -104,6 +104,10 @@ def test_each_newly_broken_task_reaches_its_diff_in_one_click(
                 outcome = page.locator("#metric-candidate_success").inner_text()
                 assert "✓→✗" in outcome, (listing, task, outcome)
                 assert task.rsplit("/", 1)[-1] in page.content()
+                # the why panel leads the page, with both runs' final answers
+                assert page.locator("section#why").is_visible()
+                answers = page.locator("#why .why-answer").all_inner_texts()
+                assert len(answers) == 2 and not any("none recorded" in a for a in answers), answers
                 clicked += 1
         assert checked.problems == [] if transport == "file" else True
     assert clicked > 0, f"the {which} site names no newly broken task"
