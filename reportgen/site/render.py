@@ -11,6 +11,7 @@ import hashlib
 import json
 import posixpath
 import re
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache, partial
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ from markupsafe import Markup, escape
 
 from reportgen.resources import shipped_dir
 from reportgen.site import fmt, glossary, paths
-from reportgen.site.context import Chart, Page
+from reportgen.site.context import Chart, Link, Page
+from reportgen.statistics.headline import NAMED_TASKS, named_tasks, task_name
 
 #: Charts with more points than this are written beside the page and loaded lazily.
 INLINE_POINTS = 300
@@ -87,6 +89,24 @@ def wbr(text: object) -> Markup:
     return Markup(_SEPARATORS.sub(r"\1<wbr>", str(escape(str(text)))))
 
 
+def linked(headline: str, links: Sequence[Link], url: Callable[[str], str]) -> Markup:
+    """The headline escaped, with the newly broken tasks it names ("2 tasks newly broken
+    (migrate-db, review-pull-request)") each a link to its diff (``links``: the night's newly
+    broken tasks and their pair pages, in the headline's order; ``url``: the page's href)."""
+    if not links:
+        return escape(headline)
+    said = f"newly broken ({named_tasks([link.text for link in links])}"
+    at = headline.find(said)
+    if at < 0:
+        return escape(headline)
+    anchors = Markup(", ").join(
+        Markup('<a href="{}">{}</a>').format(url(link.href), task_name(link.text))
+        for link in links[:NAMED_TASKS]
+    )
+    start = at + len("newly broken (")
+    return escape(headline[:start]) + anchors + escape(headline[at + len(said) :])
+
+
 class Renderer:
     """The configured Jinja environment plus the fingerprint of the shipped front end."""
 
@@ -108,6 +128,7 @@ class Renderer:
         self.fingerprint = _fingerprint(templates, shipped_dir("static")) + _code_fingerprint()
         self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
         self.env.filters["wbr"] = wbr
+        self.env.filters["linked"] = linked
 
     def page_hash(self, page: Page) -> str:
         """A hash of everything a page's bytes depend on: its data and the front end."""

@@ -16,13 +16,18 @@ NAMED_TASKS = 3
 PRIMARY = ("success_rate", "reward")
 
 
-def _task_name(key: str) -> str:
+def task_name(key: str) -> str:
     """A task key (``suite/task``) as the sentence names it: the task alone."""
     return key.rsplit("/", 1)[-1] if "/" in key else key
 
 
+def named_tasks(names: Sequence[str]) -> str:
+    """The tasks the sentence names, as it names them: ``migrate-db, review-pull-request``."""
+    return ", ".join(task_name(n) for n in names[:NAMED_TASKS])
+
+
 def _tasks(count: int, names: Sequence[str], what: str) -> str:
-    shown = [_task_name(n) for n in names[:NAMED_TASKS]]
+    shown = [task_name(n) for n in names[:NAMED_TASKS]]
     more = f", +{count - len(shown)} more" if count > len(shown) else ""
     listed = f" ({', '.join(shown)}{more})" if shown else ""
     return f"{count} task{'s' if count != 1 else ''} {what}{listed}"

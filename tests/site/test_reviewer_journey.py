@@ -90,7 +90,7 @@ def test_each_newly_broken_task_reaches_its_diff_in_one_click(
         for listing in _pages_naming_broken_tasks(folder):
             url = _where(folder, root, transport, listing)
             page.goto(url, wait_until="load")
-            links = page.locator("p.newly-broken a")
+            links = page.locator("p.headline a, p.newly-broken a")
             for n in range(links.count()):
                 if n:
                     page.goto(url, wait_until="load")
