@@ -29,7 +29,9 @@ def _folder(tmp_path: Path) -> Path:
     folder = tmp_path / "c"
     folder.mkdir()
     runs = [
-        _run("t1", False, {"model": "m", "error_kind": "Rate-Limit", "error_reason": "429\n  slow"}),
+        _run(
+            "t1", False, {"model": "m", "error_kind": "Rate-Limit", "error_reason": "429\n  slow"}
+        ),
         _run("t2", True, {"error_kind": "cosmic rays", "error_reason": "bit flip"}),
         _run("t3", True, {"model": "m"}),
         _run("t4", False, None),
