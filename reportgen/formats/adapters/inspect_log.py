@@ -19,6 +19,7 @@ from typing import Any
 import duckdb
 
 from reportgen.errors import InputError
+from reportgen.formats.adapters.infra import error_meta
 from reportgen.formats.adapters.messages import content_text, last_given, said
 from reportgen.formats.adapters.rows import (
     Collector,
@@ -287,8 +288,17 @@ def _log(
                 "log_status": header.get("status"),
                 "error": error.get("message") if isinstance(error, dict) else error,
                 "limit": limit,
+                # a sample error is an exception outside the agent's solver: the harness's;
+                # a limit (tokens, messages, time) is the agent's budget: its failure
+                **(error_meta(crash) if (crash := _message(error)) else {}),
             },
         )
+
+
+def _message(error: Any) -> str | None:
+    """A sample error's message (an EvalError object, or text)."""
+    message = error.get("message") if isinstance(error, dict) else error
+    return str(message) if message else None
 
 
 def _sum(values: Iterator[int | None]) -> int | None:
