@@ -120,7 +120,12 @@ def _create_schema(con: duckdb.DuckDBPyConnection, *, fresh: bool = False) -> No
     _refresh_step_hashes(con)
 
 
-ADDED_COLUMNS = (("iterations", "backlog_steps", "INTEGER"), ("steps", "error", "VARCHAR"))
+ADDED_COLUMNS = (
+    ("iterations", "backlog_steps", "INTEGER"),
+    ("steps", "error", "VARCHAR"),
+    ("runs", "error_kind", "VARCHAR"),
+    ("runs", "error_reason", "VARCHAR"),
+)
 """Nullable columns added to the schema after version 2; connect adds them to older archives
 (writable once, as for the step hashes)."""
 

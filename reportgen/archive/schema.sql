@@ -63,7 +63,12 @@ CREATE TABLE IF NOT EXISTS runs (
     format       VARCHAR NOT NULL,
     source_file  VARCHAR NOT NULL,
     source_line  INTEGER,
-    content_hash VARCHAR NOT NULL
+    content_hash VARCHAR NOT NULL,
+    -- set when the run ended on an infrastructure error, not the agent's failure (success is
+    -- then NULL): environment, sandbox, timeout, rate_limit, quota, auth, network, harness,
+    -- other (reportgen/ingest/error_outcomes.sql); error_reason is the tool's words, one line
+    error_kind   VARCHAR,
+    error_reason VARCHAR
 );
 
 -- One row per step of a run, in trajectory order (idx is 0-based). No index: (run_id, idx) is

@@ -55,7 +55,9 @@ FailOnRegression = Annotated[
         "--fail-on-regression",
         help="Exit 3 when a label-level verdict (summary.metrics) is 'regression': the "
         "metric's interval, at its family's Bonferroni level for --alpha, excludes 0 on the "
-        "worse side ([cli] fail_on_regression = true does the same).",
+        "worse side ([cli] fail_on_regression = true does the same). The agent's metrics "
+        "only: an error rate significantly up is flagged as broken infrastructure in the "
+        "headline, and fails only with --max-error-rate.",
     ),
 ]
 Alpha = Annotated[

@@ -306,8 +306,10 @@ def run_outcomes(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict
             task_id=task_id,
             batch=batch,
             trial=int(trial),
+            error_kind=error_kind,
+            error_reason=error_reason,
         )
-        for run_id, success, reward, suite, task_id, batch, trial in rows
+        for run_id, success, reward, suite, task_id, batch, trial, error_kind, error_reason in rows
     }
 
 
@@ -351,7 +353,8 @@ def complete_records(
     spend: dict[str, float | None] | None = None,
 ) -> dict[str, RunOutcome]:
     """Give every pair record its outcomes (``baseline_success``, ``candidate_success``,
-    ``baseline_reward``, ``candidate_reward``; None when the run does not say) and the fields
+    ``baseline_reward``, ``candidate_reward``; None when the run does not say; the
+    ``*_error_kind`` and ``*_error_reason`` of a run the infrastructure ended) and the fields
     of the registered metrics that are computed from the record. The CLI, the API and the site
     all read records completed here, so every surface shows the same fields. Returns the
     outcomes by run id. ``spend``: the runs' gate_values, when computed already."""
@@ -371,6 +374,10 @@ def complete_records(
         result["candidate_success"] = None if c is None else c.success
         result["baseline_reward"] = None if b is None else b.reward
         result["candidate_reward"] = None if c is None else c.reward
+        result["baseline_error_kind"] = None if b is None else b.error_kind
+        result["candidate_error_kind"] = None if c is None else c.error_kind
+        result["baseline_error_reason"] = None if b is None else b.error_reason
+        result["candidate_error_reason"] = None if c is None else c.error_reason
         for metric in derived:
             assert metric.compute is not None
             cast(dict[str, Any], result)[metric.key] = metric.compute(result)

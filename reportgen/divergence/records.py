@@ -24,7 +24,8 @@ class RunTotals(TypedDict):
 
 
 class RunOutcome(NamedTuple):
-    """What one run achieved (None: the run does not say) and where it sits."""
+    """What one run achieved (None: the run does not say) and where it sits; ``error_kind``
+    and ``error_reason`` when the infrastructure ended it (then it is not scored)."""
 
     success: bool | None
     reward: float | None
@@ -32,6 +33,8 @@ class RunOutcome(NamedTuple):
     task_id: str
     batch: str
     trial: int
+    error_kind: str | None = None
+    error_reason: str | None = None
 
 
 class LoopRecord(TypedDict):
@@ -101,6 +104,11 @@ class PairRecord(TypedDict):
     candidate_success: NotRequired[bool | None]
     baseline_reward: NotRequired[float | None]
     candidate_reward: NotRequired[float | None]
+    # set when the infrastructure ended that run (runs.error_kind): the pair is not scored
+    baseline_error_kind: NotRequired[str | None]
+    candidate_error_kind: NotRequired[str | None]
+    baseline_error_reason: NotRequired[str | None]
+    candidate_error_reason: NotRequired[str | None]
     passed: NotRequired[bool]
     violations: NotRequired[list[dict[str, Any]]]
     gates_not_evaluated: NotRequired[list[dict[str, Any]]]

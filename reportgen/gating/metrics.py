@@ -105,9 +105,19 @@ class PairMetric:
         return percent(value) if self.unit == "%" else _fmt_ratio(3)(value)
 
 
-def outcome_mark(success: bool | None) -> str:
-    """One side's outcome as a mark: ✓ passed, ✗ failed, ? unknown."""
+def outcome_mark(success: bool | None, error_kind: str | None = None) -> str:
+    """One side's outcome as a mark: ✓ passed, ✗ failed, ⚠ errored (the infrastructure's
+    failure, not scored), ? unknown."""
+    if error_kind is not None:
+        return "⚠"
     return "?" if success is None else "✓" if success else "✗"
+
+
+def errored(pair: Pair, side: str | None = None) -> bool:
+    """Whether the infrastructure ended a run of the pair (``side``: that side's; None: either
+    side's): such a pair is not scored, by any metric but the error rate."""
+    sides = ("baseline", "candidate") if side is None else (side,)
+    return any(pair.get(f"{s}_error_kind") is not None for s in sides)
 
 
 def success_change(pair: Pair) -> float | None:
@@ -266,10 +276,13 @@ _BUILTIN: tuple[PairMetric, ...] = (
         "lower",
         read=success_change,
         cell=lambda p: (
-            outcome_mark(p.get("baseline_success")) + "→" + outcome_mark(p.get("candidate_success"))
+            outcome_mark(p.get("baseline_success"), p.get("baseline_error_kind"))
+            + "→"
+            + outcome_mark(p.get("candidate_success"), p.get("candidate_error_kind"))
         ),
-        definition="Task success: whether the run passed its task's check (✓ passed, ✗ failed, ? "
-        "unknown); newly broken: passed on the baseline, fails on the candidate.",
+        definition="Task success: whether the run passed its task's check (✓ passed, ✗ failed, "
+        "⚠ errored: the infrastructure failed it, not scored, ? unknown); newly broken: passed "
+        "on the baseline, fails on the candidate.",
     ),
     PairMetric(
         "reward_delta",
@@ -293,7 +306,9 @@ class LabelMetric:
     what ``summary.metrics`` reports with an interval, a p-value and a verdict.
 
     ``kind`` chooses the method (:mod:`reportgen.statistics`): ``rate`` a pass rate
-    (Wilson, McNemar, paired t over tasks), ``mean`` a paired mean over tasks (t interval),
+    (Wilson, McNemar, paired t over tasks), ``runs`` a share of runs (each side's runs
+    pooled, its Wilson interval; the change by Newcombe's interval for two independent
+    proportions, Fisher's exact test), ``mean`` a paired mean over tasks (t interval),
     ``floor`` a pair metric that is itself a difference (TDI), judged against the same
     metric between two baseline runs of the task (its noise floor),
     ``total`` the relative change of totals over paired tasks (seeded paired bootstrap).
@@ -303,29 +318,41 @@ class LabelMetric:
     ± it is ``no_change``. ``gate``, when given, is a label-level threshold on the point
     change (how far the candidate may fall), e.g. ``--max-success-drop``. ``family`` is the
     family of verdicts the metric is judged in: ``primary`` the outcomes (success, reward),
-    ``secondary`` the path, cost and effort metrics; each family keeps its own chance of a
-    false verdict at alpha (docs/statistics.md). ``unit`` is how its values read (``usd``
+    ``secondary`` the path, cost and effort metrics, ``infrastructure`` the error rate
+    (whose runs no other metric scores); each family keeps its own chance of a
+    false verdict at alpha (docs/statistics.md). ``gate_reads`` is what the gate compares
+    with its threshold: ``drop`` the change for the worse, ``candidate`` the candidate's own
+    value (``--max-error-rate``). ``unit`` is how its values read (``usd``
     dollars, ``ms`` shown in seconds, ``tokens`` and ``steps`` counts, ``rate`` percent,
     ``number`` as is); ``grain`` says over what they are taken."""
 
     name: str
     label: str
-    kind: Literal["rate", "mean", "floor", "total"]
+    kind: Literal["rate", "runs", "mean", "floor", "total"]
     worse_when: Literal["higher", "lower"]
     min_effect: float
     candidate: Callable[[Pair], float | None]
     baseline: Callable[[Pair], float | None] | None = None
     gate: Gate | None = None
     scale: float = 1.0  # the gate's unit per unit of delta (a rate's 100 points)
-    family: Literal["primary", "secondary"] = "secondary"
+    family: Literal["primary", "secondary", "infrastructure"] = "secondary"
     unit: Literal["rate", "number", "usd", "ms", "tokens", "steps"] = "number"
     definition: str = ""  # what it means over the tasks (the site's glossary and tooltips)
+    gate_reads: Literal["drop", "candidate"] = "drop"
 
     @property
     def grain(self) -> str:
         """Over what the two values of a verdict line are taken: ``sum`` over the paired tasks
-        (totals) or ``mean`` over them (rates and means), each task's trials averaged first."""
-        return "sum" if self.kind == "total" else "mean"
+        (totals), ``mean`` over them (rates and means), each task's trials averaged first, or
+        ``per run`` (a share of runs, each run once)."""
+        return "sum" if self.kind == "total" else "per run" if self.kind == "runs" else "mean"
+
+    @property
+    def unit_text(self) -> str:
+        """The unit in words (the glossary): ``% of runs``, ``% of tasks``, or the unit."""
+        if self.unit == "rate":
+            return "% of runs" if self.kind == "runs" else "% of tasks"
+        return self.unit
 
 
 def _number(key: str) -> Callable[[Pair], float | None]:
@@ -344,6 +371,10 @@ def _total(side: str, key: str) -> Callable[[Pair], float | None]:
         return None if value is None else float(value)
 
     return read
+
+
+def _errored(side: str) -> Callable[[Pair], float | None]:
+    return lambda pair: 1.0 if errored(pair, side) else 0.0
 
 
 def _loops(side: str) -> Callable[[Pair], float | None]:
@@ -367,6 +398,17 @@ MAX_REWARD_DROP = Gate(
     "--max-reward-drop",
     "max_reward_drop",
     "Fail (exit 3) when the candidate's mean reward over the tasks falls by more than this.",
+)
+
+MAX_ERROR_RATE = Gate(
+    "error_rate",
+    "--max-error-rate",
+    "max_error_rate",
+    "Fail (exit 3) when more than this % of the candidate's runs errored (environment "
+    "setup, sandbox, harness timeout, rate limit, quota, auth, network, harness crash); "
+    "errored runs are never scored as the agent's failures.",
+    high=100.0,
+    metavar="PCT",
 )
 
 #: The label-level metrics, in report order (one declaration each, gates included).
@@ -403,6 +445,13 @@ LABEL_METRICS: tuple[LabelMetric, ...] = (
     LabelMetric("stagnant_loops", "stagnant loops", "mean", "higher", 0.1,
                 _loops("candidate"), _loops("baseline"),
                 definition="Stagnant loops per task (same input and output every repeat)."),
+    LabelMetric("error_rate", "errored runs", "runs", "higher", 0.05,
+                _errored("candidate"), _errored("baseline"), gate=MAX_ERROR_RATE, scale=100.0,
+                family="infrastructure", unit="rate", gate_reads="candidate",
+                definition="Error rate: the share of runs the infrastructure ended (environment "
+                "setup, sandbox, harness timeout, rate limit, quota, auth, network, harness "
+                "crash) rather than the agent, each run counted once; no other metric scores "
+                "those runs. Significantly up: broken infrastructure, not a worse agent."),
 )  # fmt: skip
 
 

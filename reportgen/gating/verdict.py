@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reportgen.gating.metrics import Gate, label_gates, metric_for_gate
+from reportgen.gating.metrics import Gate, errored, label_gates, metric_for_gate
 from reportgen.gating.thresholds import Threshold
 
 
@@ -73,15 +73,17 @@ def violation(
 
 
 def judge(pair: Mapping[str, Any], thresholds: Sequence[Threshold]) -> Verdict:
-    """The verdict for one pair: a violation for every value beyond its threshold."""
+    """The verdict for one pair: a violation for every value beyond its threshold. A pair with
+    a run the infrastructure ended is judged on no gate (each is listed as not evaluated)."""
     verdict = Verdict()
     label_level = {g.name for g in label_gates()}  # judged over the tasks, not per pair
+    not_scored = errored(pair)
     for threshold in thresholds:
         if threshold.gate in label_level:
             continue
         metric = metric_for_gate(threshold.gate)
         assert metric.gate is not None
-        value = metric.value(pair)
+        value = None if not_scored else metric.value(pair)
         entry = violation(
             metric.gate.name, metric.label, value, threshold, str(pair.get("pair_id", ""))
         ).to_dict()

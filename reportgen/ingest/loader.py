@@ -22,6 +22,7 @@ import pyarrow as pa
 from reportgen._sql import load_sql
 from reportgen.archive import arrow
 from reportgen.archive.connection import connect, damaged, duckdb_path, first_row
+from reportgen.archive.outcomes import ERROR_KINDS, REASON_WIDTH
 from reportgen.archive.parquet import parquet_location
 from reportgen.archive.parquet_write import ingest_parquet
 from reportgen.errors import InputError, UsageError
@@ -398,6 +399,7 @@ def _load(
             con.execute("ROLLBACK")
             report.skipped.extend(dropped.values())
             return
+        con.execute(load_sql("error_outcomes"), {"kinds": list(ERROR_KINDS), "width": REASON_WIDTH})
         apply_session_defaults(con, sessions, by_name.values())
         apply_overrides(con, overrides)
         _assign_batches(con, batch)

@@ -35,7 +35,7 @@ SECRET_PATTERNS: dict[str, str] = {
     "password in url": r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\"'<>]+:[^/\s@\"'<>]+@",
 }
 #: Columns never redacted: hashes and ids reportgen makes itself, and fixed vocabularies.
-_KEEP = {"content_hash", "load_id", "format", "status", "type", "normaliser"}
+_KEEP = {"content_hash", "load_id", "format", "status", "type", "normaliser", "error_kind"}
 #: Identifiers: a redacted one keeps a short hash of the original, so two runs or tasks that
 #: differ only inside a secret stay two (pages and pairs are keyed by these).
 _IDS = {"run_id", "task_id", "suite", "label", "batch"}

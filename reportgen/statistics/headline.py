@@ -14,6 +14,8 @@ from reportgen.statistics.report import verdict_parts, verdict_words
 NAMED_TASKS = 3
 #: Outcomes: when they cannot tell, the sentence says so and what more data would take.
 PRIMARY = ("success_rate", "reward")
+#: The infrastructure's metric: said in a sentence of its own.
+ERROR_RATE = "error_rate"
 
 
 def task_name(key: str) -> str:
@@ -44,6 +46,32 @@ def _undecided(entry: Mapping[str, Any]) -> str:
     return f"{_change(entry)} ({verdict_words(entry)})"
 
 
+def _errors(entry: Mapping[str, Any] | None) -> str:
+    """``Broken infrastructure: errored runs 0.0 % → 30.0 % (significant; 12 environment).``
+    when the error rate is significantly up, else ``3 runs errored (2 rate_limit, 1 sandbox),
+    not scored.`` when any run errored, else ""."""
+    if entry is None:
+        return ""
+    count = (entry.get("baseline_errored") or 0) + (entry.get("candidate_errored") or 0)
+    if not count:
+        return ""
+    kinds: dict[str, int] = {}
+    for side in entry.get("error_kinds", {}).values():
+        for kind, n in side.items():
+            kinds[kind] = kinds.get(kind, 0) + n
+    said = ", ".join(
+        f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda x: (-x[1], x[0]))
+    )
+    runs = f"{count} run{'s' if count != 1 else ''} errored ({said}), not scored"
+    if entry["verdict"] != "regression":
+        return runs[0].upper() + runs[1:] + "."
+    parts = verdict_parts(entry)
+    return (
+        f"Broken infrastructure, not a worse agent: {parts['label']} {parts['baseline']} → "
+        f"{parts['candidate']} (significant); {runs}."
+    )
+
+
 def headline(
     metrics: Sequence[Mapping[str, Any]],
     tasks: Mapping[str, Any],
@@ -53,7 +81,13 @@ def headline(
     """One sentence: ``Worse: 2 tasks newly broken (migrate-db, review-pull-request); cost
     +38.5 %, tokens +21.9 % (significant); success -21.7 pp (inconclusive, needs about 60
     tasks to see a change of 5.0 pp). No gates set.`` ``gates``: the gates' outcome as a
-    sentence of its own (None: none is said, as on a site page)."""
+    sentence of its own (None: none is said, as on a site page). Runs the infrastructure
+    ended are said apart (they are in no other metric): ``3 runs errored (3 rate_limit), not
+    scored.``, or, with the error rate significantly up, ``Broken infrastructure, not a worse
+    agent: ...``; the error rate is never "worse" nor "better" in the lead."""
+    by_name = {m["metric"]: m for m in metrics}
+    infrastructure = _errors(by_name.get(ERROR_RATE))
+    metrics = [m for m in metrics if m["metric"] != ERROR_RATE]
     worse, better, open_ = [], [], []
     if tasks.get("newly_broken"):
         worse.append(
@@ -83,6 +117,8 @@ def headline(
     else:
         lead = "No significant change"
     sentence = lead + (f"; {'; '.join(open_)}" if open_ else "") + "."
+    if infrastructure:
+        sentence = f"{sentence} {infrastructure}"
     return f"{sentence} {gates}" if gates else sentence
 
 

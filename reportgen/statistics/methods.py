@@ -106,6 +106,31 @@ def newcombe_paired(
     return (delta, delta - math.sqrt(max(down, 0.0)), delta + math.sqrt(max(up, 0.0)))
 
 
+def newcombe_unpaired(
+    x_base: int, n_base: int, x_cand: int, n_cand: int, alpha: float = 0.05
+) -> tuple[float, float, float]:
+    """Candidate minus baseline proportion of two independent samples (``x`` of ``n`` each),
+    with Newcombe's (1998, method 10) hybrid score interval from the two Wilson intervals at
+    ``1 - alpha``; NaN when a side has no run."""
+    if n_base == 0 or n_cand == 0:
+        return (math.nan, math.nan, math.nan)
+    p_base, p_cand = x_base / n_base, x_cand / n_cand
+    lb, ub = wilson(x_base, n_base, alpha)
+    lc, uc = wilson(x_cand, n_cand, alpha)
+    delta = p_cand - p_base
+    down = math.sqrt((p_cand - lc) ** 2 + (ub - p_base) ** 2)
+    up = math.sqrt((uc - p_cand) ** 2 + (p_base - lb) ** 2)
+    return (delta, delta - down, delta + up)
+
+
+def fisher_exact(x_base: int, n_base: int, x_cand: int, n_cand: int) -> float:
+    """Fisher's exact test (two-sided) that two independent proportions are equal."""
+    if n_base == 0 or n_cand == 0:
+        return math.nan
+    table = [[x_cand, n_cand - x_cand], [x_base, n_base - x_base]]
+    return float(stats.fisher_exact(table).pvalue)
+
+
 def bootstrap_indices(rng: np.random.Generator, n: int, resamples: int) -> npt.NDArray[np.int64]:
     """``resamples`` rows of ``n`` task indices drawn with replacement, in one draw."""
     return rng.integers(0, n, size=(resamples, n))

@@ -25,7 +25,7 @@ def _plain(value: float, digits: int, unit: str = "") -> str:
 
 def _units(kind: str, name: str) -> tuple[int, str, float, str, float, int]:
     """(digits, unit, scale) of the values and (unit, scale, digits) of the delta."""
-    if kind == "rate":
+    if kind in ("rate", "runs"):
         return 1, " %", 100.0, " pp", 100.0, 1
     if kind == "total":
         return (4 if name == "cost_usd" else 0), "", 1.0, " %", 100.0, 1
@@ -119,6 +119,8 @@ def verdict_line(entry: Mapping[str, Any]) -> str:
     parts = verdict_parts(entry)
     between = " between baseline runs" if metric.kind == "floor" else ""
     grain = f"{metric.grain} over {entry['n_tasks']} task{'s' if entry['n_tasks'] != 1 else ''}"
+    if metric.kind == "runs":
+        grain = f"per run over {entry['n_trials_baseline']} + {entry['n_trials_candidate']} runs"
     values = f"{metric.label}, {grain}: {parts['baseline']}{between} → {parts['candidate']}"
     if entry["delta"] is None:  # a total whose baseline is 0: no relative change
         return f"{values} (no change computable over {entry['n_tasks']} tasks): {entry['verdict']}"
@@ -142,6 +144,7 @@ VERDICT_MEANING = {
 FAMILY_MEANING = {
     "primary": "the outcomes, success and reward",
     "secondary": "the path, cost and effort metrics",
+    "infrastructure": "the error rate, whose runs no other metric scores",
 }
 
 
@@ -153,6 +156,8 @@ def verdict_explanation(entry: Mapping[str, Any]) -> str:
     level = f"{level_text(entry['ci_level'])} %"
     what = {
         "rate": "the pass rate over tasks (each task's trials averaged first)",
+        "runs": "the share of runs the infrastructure ended, each run once (each side's "
+        "Wilson interval; the change by Newcombe's interval for independent proportions)",
         "mean": "the mean over tasks (each task's trials averaged first)",
         "floor": "the candidate's divergence from the baseline, against the divergence of two "
         "baseline runs of the same task (its noise floor)",

@@ -3,9 +3,11 @@
 per-task outcome classes, and the label-level gates (``--max-success-drop``, ...).
 
 The task is the unit: a task's trials are averaged on each side first, then the per-task
-differences are tested. The metrics fall in two families, the outcomes (primary) and the
-path, cost and effort metrics (secondary); each metric's interval is computed at its
-family's Bonferroni level and its verdict is read from that interval (docs/statistics.md)."""
+differences are tested. The metrics fall in three families, the outcomes (primary), the
+path, cost and effort metrics (secondary) and the error rate (infrastructure); each metric's
+interval is computed at its family's Bonferroni level and its verdict is read from that
+interval (docs/statistics.md). A pair with a run the infrastructure ended (``*_error_kind``)
+is scored by no metric but the error rate, which counts the runs themselves."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from reportgen._gc import collector_paused
 from reportgen.divergence.compare import Comparison
 from reportgen.divergence.records import LabelStatistics, PairRecord
 from reportgen.errors import UsageError
-from reportgen.gating.metrics import LABEL_METRICS, LabelMetric, label_metric_for_gate
+from reportgen.gating.metrics import LABEL_METRICS, LabelMetric, errored, label_metric_for_gate
 from reportgen.gating.thresholds import Threshold
 from reportgen.gating.verdict import breaks, violation
 from reportgen.statistics import methods
@@ -82,19 +84,28 @@ class Sides:
         return int(self.pair_task.size)
 
 
+def errored_pairs(pairs: Sequence[PairRecord]) -> npt.NDArray[np.bool_]:
+    """Which pairs have a run the infrastructure ended (not scored)."""
+    return np.array([errored(p) for p in pairs], dtype=bool)
+
+
 def task_sides(
     pairs: Sequence[PairRecord],
     grouping: Grouping,
     metric: LabelMetric,
     floors: Mapping[str, float] | None = None,
+    skip: npt.NDArray[np.bool_] | None = None,
 ) -> Sides:
     """Per task: the mean over its pairs of each side's value, for the pairs where both
-    sides are known (grouped with ``bincount``, never a Python loop per task). For a
-    ``floor`` metric the baseline side is the task's noise floor (``floors``) and tasks
-    without one are left out."""
+    sides are known and no run errored (``skip``, default :func:`errored_pairs`; a ``runs``
+    metric, the error rate, keeps them all), grouped with ``bincount``, never a Python loop
+    per task. For a ``floor`` metric the baseline side is the task's noise floor
+    (``floors``) and tasks without one are left out."""
     b = _column(pairs, metric.baseline)
     c = _column(pairs, metric.candidate)
     valid = np.isfinite(b) & np.isfinite(c)
+    if metric.kind != "runs":
+        valid &= ~(errored_pairs(pairs) if skip is None else skip)
     index = grouping.index[valid]
     b, c = b[valid], c[valid]
     n_tasks = len(grouping.tasks)
@@ -149,6 +160,29 @@ def _rate(sides: Sides, alpha: float, nominal: float) -> tuple[Interval, str, di
         name = "mcnemar_exact+newcombe" + ("" if single else "_pooled_trials")
         return Interval(np.array(delta), np.array(low), np.array(high), np.array(p)), name, extra
     return methods.paired_t(diffs, alpha), "paired_t_over_tasks", extra
+
+
+def _run_share(sides: Sides, alpha: float, nominal: float) -> tuple[Interval, str, dict[str, Any]]:
+    """A share of runs (the error rate): each side's runs pooled (a 0/1 value each), its
+    Wilson interval at the ``nominal`` level; the change by Newcombe's interval for two
+    independent proportions at ``1 - alpha`` and Fisher's exact test. Infrastructure errors
+    strike runs, not tasks: the runs, not the tasks, are the unit."""
+    n_b = n_c = sides.used
+    x_b, x_c = int(np.sum(sides.pair_base == 1.0)), int(np.sum(sides.pair_cand == 1.0))
+    delta, low, high = methods.newcombe_unpaired(x_b, n_b, x_c, n_c, alpha)
+    p = methods.fisher_exact(x_b, n_b, x_c, n_c)
+    extra = {
+        "baseline": x_b / n_b if n_b else None,
+        "candidate": x_c / n_c if n_c else None,
+        "baseline_errored": x_b,
+        "candidate_errored": x_c,
+        "baseline_ci": [_number(x) for x in methods.wilson(x_b, n_b, nominal)],
+        "candidate_ci": [_number(x) for x in methods.wilson(x_c, n_c, nominal)],
+        "variance_share_tasks": None,
+        "variance_share_trials": None,
+    }
+    estimate = Interval(np.array(delta), np.array(low), np.array(high), np.array(p))
+    return estimate, "newcombe_unpaired+fisher_exact(runs)", extra
 
 
 def _pass_k(sides: Sides, alpha: float) -> dict[str, Any]:
@@ -249,6 +283,8 @@ def _all_entries(
     for i, (metric, side, alpha) in enumerate(zip(metrics, sides, levels, strict=True)):
         if metric.kind == "rate":
             estimates[i] = _rate(side, alpha, nominal)
+        elif metric.kind == "runs":
+            estimates[i] = _run_share(side, alpha, nominal)
         elif metric.kind == "total":
             totals[(side.tasks.tobytes(), alpha)].append(i)
         elif metric.kind == "floor":
@@ -292,7 +328,7 @@ def min_effects(
     for metric in LABEL_METRICS:
         value, source = metric.min_effect, "default"
         threshold = gates.get(metric.gate.name) if metric.gate is not None else None
-        if threshold is not None and threshold.value > 0:
+        if threshold is not None and threshold.value > 0 and metric.gate_reads == "drop":
             value, source = threshold.value / metric.scale, threshold.source
         if overrides and metric.name in overrides:
             value, source = overrides[metric.name], "--min-effect"
@@ -320,7 +356,8 @@ def label_statistics(
     :func:`min_effects`; default the registry's). ``p_value`` is the raw one
     (``p_value_raw``) times ``m``, capped at 1."""
     grouping = Grouping.of(pairs, keys)
-    sides = [task_sides(pairs, grouping, m, floors) for m in LABEL_METRICS]
+    skip = errored_pairs(pairs)
+    sides = [task_sides(pairs, grouping, m, floors, skip) for m in LABEL_METRICS]
     present = [shows_change(m, s) for m, s in zip(LABEL_METRICS, sides, strict=True)]
     levels, sizes = methods.family_alphas([m.family for m in LABEL_METRICS], present, alpha)
     found = _all_entries(
@@ -348,7 +385,28 @@ def label_statistics(
             if entry["verdict"] == "inconclusive"
             else None
         )
+        if metric.kind == "runs":
+            entry["tasks_needed"] = None
+            entry["pairs_not_scored"] = int(skip.sum())
+            entry["error_kinds"] = error_kinds(pairs)
     return found
+
+
+def error_kinds(pairs: Sequence[PairRecord]) -> dict[str, dict[str, int]]:
+    """How many runs of each side errored, by error_kind (sorted), each run once."""
+    seen: dict[str, dict[str, str]] = {"baseline": {}, "candidate": {}}
+    for pair in pairs:
+        for side, runs in seen.items():
+            kind = pair.get(f"{side}_error_kind")
+            if kind is not None:
+                runs[pair[f"{side}_run_id"]] = str(kind)  # type: ignore[literal-required]
+    out: dict[str, dict[str, int]] = {}
+    for side, runs in seen.items():
+        counts: dict[str, int] = defaultdict(int)
+        for kind in runs.values():
+            counts[kind] += 1
+        out[side] = dict(sorted(counts.items()))
+    return out
 
 
 def _tasks_needed(n: int, mde: float | None, min_effect: float) -> int | None:
@@ -362,14 +420,23 @@ def _tasks_needed(n: int, mde: float | None, min_effect: float) -> int | None:
     return math.ceil(needed) if math.isfinite(needed) else None
 
 
-def _outcomes(pairs: Sequence[PairRecord], key: str) -> FloatArray:
-    return _column(pairs, lambda p: None if p.get(key) is None else float(bool(p[key])))
+def _outcomes(pairs: Sequence[PairRecord], side: str) -> FloatArray:
+    """One side's success as 1/0 (NaN: unknown, or the infrastructure ended the run)."""
+    key = f"{side}_success"
+
+    def read(p: Any) -> float | None:
+        if p.get(key) is None or p.get(f"{side}_error_kind") is not None:
+            return None
+        return float(bool(p[key]))
+
+    return _column(pairs, read)
 
 
 def task_classes(pairs: Sequence[PairRecord], keys: Mapping[str, str]) -> dict[str, Any]:
     """``summary.tasks``: how many tasks were fixed, newly broken, still failing, still
     passing, flaky (mixed outcomes across the trials of one side) or unknown (a side gives no
-    outcome), and which tasks are in the first three classes (counted per task with
+    outcome, or only runs the infrastructure ended: errored runs count as no outcome, never
+    as failures), and which tasks are in the first three classes (counted per task with
     ``bincount``)."""
     grouping = Grouping.of(pairs, keys)
     n = len(grouping.tasks)
@@ -377,7 +444,7 @@ def task_classes(pairs: Sequence[PairRecord], keys: Mapping[str, str]) -> dict[s
     def count(values: FloatArray, outcome: float) -> npt.NDArray[np.int64]:
         return np.bincount(grouping.index[values == outcome], minlength=n)
 
-    b, c = _outcomes(pairs, "baseline_success"), _outcomes(pairs, "candidate_success")
+    b, c = _outcomes(pairs, "baseline"), _outcomes(pairs, "candidate")
     b_pass, b_fail, c_pass, c_fail = count(b, 1.0), count(b, 0.0), count(c, 1.0), count(c, 0.0)
     unknown = (b_pass + b_fail == 0) | (c_pass + c_fail == 0)
     flaky = ~unknown & (((b_pass > 0) & (b_fail > 0)) | ((c_pass > 0) & (c_fail > 0)))
@@ -399,8 +466,9 @@ def task_classes(pairs: Sequence[PairRecord], keys: Mapping[str, str]) -> dict[s
 def label_violations(
     metrics: Sequence[Mapping[str, Any]], thresholds: Sequence[Threshold]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The label-level gates broken (the drop of the point estimate beyond its threshold),
-    and those that could not be judged (the metric is unknown)."""
+    """The label-level gates broken (the drop of the point estimate beyond its threshold; for
+    a gate that reads the candidate, ``--max-error-rate``, the candidate's own value), and
+    those that could not be judged (the metric is unknown)."""
     by_name = {m["metric"]: m for m in metrics}
     broken: list[dict[str, Any]] = []
     unknown: list[dict[str, Any]] = []
@@ -410,10 +478,16 @@ def label_violations(
         except KeyError:
             continue
         assert metric.gate is not None
-        delta = by_name[metric.name]["delta"]
-        sign = -1.0 if metric.worse_when == "lower" else 1.0
-        drop = None if delta is None else sign * delta * metric.scale
-        entry = violation(metric.gate.name, f"{metric.label} drop", drop, threshold).to_dict()
+        if metric.gate_reads == "candidate":
+            level = by_name[metric.name]["candidate"]
+            drop = None if level is None else level * metric.scale
+            what = metric.label
+        else:
+            delta = by_name[metric.name]["delta"]
+            sign = -1.0 if metric.worse_when == "lower" else 1.0
+            drop = None if delta is None else sign * delta * metric.scale
+            what = f"{metric.label} drop"
+        entry = violation(metric.gate.name, what, drop, threshold).to_dict()
         if drop is None:
             unknown.append(entry)
         elif breaks(metric.gate, drop, threshold.value):
@@ -469,7 +543,13 @@ def _attach(
         "alpha": alpha,
         "label_violations": broken,
         "label_gates_not_evaluated": unknown,
-        "regressions": [m["metric"] for m in metrics if m["verdict"] == "regression"],
+        # the agent's: an error rate significantly up is broken infrastructure, which the
+        # headline says and --max-error-rate gates, never a regression of the agent
+        "regressions": [
+            m["metric"]
+            for m in metrics
+            if m["verdict"] == "regression" and m["family"] != "infrastructure"
+        ],
         "fail_on_regression": fail_on_regression,
     }
     comparison.statistics = result

@@ -145,8 +145,15 @@ def test_inspect_sample_error_and_limit(tmp_path: Path) -> None:
     ).fetchall()
     assert rows == [
         ("s1", 2, False, 0.0, ["ok", "error"], ["m", "bash"]),
-        ("s2", 2, False, 0.0, ["ok", "error", "error"], ["m", "bash", "sample_error"]),
+        # a sample error is the harness's (not scored); a limit is the agent's failure
+        ("s2", 2, None, None, ["ok", "error", "error"], ["m", "bash", "sample_error"]),
         ("s3", 2, False, 0.0, ["ok", "error", "abandoned"], ["m", "bash", "message_limit"]),
+    ]
+    errors = con.execute("SELECT task_id, error_kind, error_reason FROM runs ORDER BY 1").fetchall()
+    assert errors == [
+        ("s1", None, None),
+        ("s2", "sandbox", "RuntimeError: sandbox died"),
+        ("s3", None, None),
     ]
 
 

@@ -74,7 +74,7 @@ def test_counts_match_the_raw_files(tmp_path: Path) -> None:
         """
         SELECT count(*) FILTER (WHERE success),
                count(*) FILTER (WHERE NOT success),
-               count(*) FILTER (WHERE success IS NULL AND meta->>'error_kind' IS NOT NULL)
+               count(*) FILTER (WHERE success IS NULL AND error_kind IS NOT NULL)
         FROM runs
         """
     ).fetchone()
@@ -98,7 +98,7 @@ def test_rewards_and_exceptions_as_the_job_counted_them(tmp_path: Path) -> None:
             for etype, trials in evaluation["exception_stats"].items():
                 for trial in trials:
                     row = con.execute(
-                        "SELECT success, meta->>'error_kind', meta->'exception'->>'type'"
+                        "SELECT success, error_kind, meta->'exception'->>'type'"
                         " FROM runs WHERE run_id = ?",
                         [f"{job.name}/{trial}"],
                     ).fetchone()

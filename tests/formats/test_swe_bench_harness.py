@@ -41,7 +41,7 @@ def test_counts_match_the_run_reports(tmp_path: Path) -> None:
     got = con.execute(
         """
         SELECT count(*), count(*) FILTER (WHERE success), count(*) FILTER (WHERE NOT success),
-               count(*) FILTER (WHERE success IS NULL AND meta->>'error_kind' IS NOT NULL),
+               count(*) FILTER (WHERE success IS NULL AND error_kind IS NOT NULL),
                (SELECT count(*) FROM steps), (SELECT count(*) FROM steps WHERE type = 'tool')
         FROM runs
         """
@@ -55,7 +55,8 @@ def test_counts_match_the_run_reports(tmp_path: Path) -> None:
 def test_identity_and_reasons(tmp_path: Path) -> None:
     con = load(tmp_path, FOLDER)
     rows = con.execute(
-        "SELECT run_id, suite, task_id, label, batch, success, meta FROM runs ORDER BY run_id"
+        "SELECT run_id, suite, task_id, label, batch, success, meta, error_kind, error_reason"
+        " FROM runs ORDER BY run_id"
     ).fetchall()
     ambiguous, infra = rows
     assert ambiguous[:6] == (
@@ -67,9 +68,8 @@ def test_identity_and_reasons(tmp_path: Path) -> None:
         False,
     )
     assert json.loads(ambiguous[6])["ambiguous_failure"] == "missing_module"
-    meta = json.loads(infra[6])
-    assert infra[5] is None
-    assert (meta["error_kind"], meta["error_reason"]) == ("environment", "browser_launch_failed")
+    assert infra[5] is None  # not scored: the harness's environment failed
+    assert (infra[7], infra[8]) == ("environment", "browser_launch_failed")
 
 
 def test_failing_tests_and_a_lone_instance_report(tmp_path: Path) -> None:
@@ -105,9 +105,7 @@ def test_patch_apply_failure_is_the_models(tmp_path: Path) -> None:
     }
     (tmp_path / "m.r1.json").write_text(json.dumps(report))
     con = load(tmp_path, tmp_path / "m.r1.json")
-    rows = con.execute(
-        "SELECT task_id, success, meta->>'error_kind' FROM runs ORDER BY task_id"
-    ).fetchall()
+    rows = con.execute("SELECT task_id, success, error_kind FROM runs ORDER BY task_id").fetchall()
     assert rows == [("a__b-1", False, None), ("c__d-2", None, "harness")]
 
 

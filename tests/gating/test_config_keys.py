@@ -82,6 +82,20 @@ def _outcomes(folder: Path) -> list[str]:
     return [str(folder / "base"), str(folder / "cand")]
 
 
+def _errors(folder: Path) -> list[str]:
+    """Four tasks that pass on both sides, but one candidate run ended on a rate limit (an
+    infrastructure error, not scored): an error rate of 25 %."""
+    for side in ("base", "cand"):
+        for i in range(4):
+            run: dict[str, Any] = {"task_id": f"t{i}", "success": True,
+                                   "steps": [{"type": "tool", "action": "f", "status": "ok"}]}  # fmt: skip
+            if side == "cand" and i == 0:
+                run["success"] = None
+                run["meta"] = {"error_kind": "rate_limit", "error_reason": "429"}
+            _write(folder / side / f"{i}.json", run)
+    return [str(folder / "base"), str(folder / "cand")]
+
+
 def _archive(folder: Path) -> list[str]:
     """An archive of one night: the baseline ran one task three times, passing, with like
     outputs; the candidate three times, failing, with an extra step and unlike outputs
@@ -120,6 +134,7 @@ INPUTS: dict[str, Callable[[Path], list[str]]] = {
     "pair": _pair,
     "outcomes": _outcomes,
     "archive": _archive,
+    "errors": _errors,
     "outputs": _outputs,
     "loop": _loop,
 }
@@ -191,6 +206,7 @@ CLI_CASES: dict[str, tuple[Case, ...]] = {
         _gate("gate", "max_success_drop", "5", "archive"),
     ),
     "max_reward_drop": (_gate("compare", "max_reward_drop", "0.1"),),
+    "max_error_rate": (_gate("compare", "max_error_rate", "20", "errors"),),
     "fail_on_regression": (
         Case("compare", "outcomes", "fail_on_regression = true", ("--fail-on-regression",)),
     ),
@@ -371,6 +387,7 @@ ASSERTION_CASES: dict[str, ApiCase] = {
     "max_avoidable_cost": _api("max_avoidable_cost", 0.001),
     "max_success_drop": _api("max_success_drop", 5),
     "max_reward_drop": _api("max_reward_drop", 0.1),
+    "max_error_rate": _api("max_error_rate", 20, "errors"),
     "allow_loops": _api("allow_loops", False),
     "fail_on_regression": _api("fail_on_regression", True, "outcomes"),
     "alpha": ApiCase(

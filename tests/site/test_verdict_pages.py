@@ -133,7 +133,7 @@ def test_comparison_has_verdict_tables_error_bars_and_the_frontier(demo_site: Si
     for night in nights:
         rows = night.one("table").select("tr")[1:]
         assert [r.select("td")[0].text for r in rows][:2] == ["success", "reward"]
-        assert len(rows) == 9 and all("Interval:" in r.attrs["title"] for r in rows)
+        assert len(rows) == 10 and all("Interval:" in r.attrs["title"] for r in rows)
         assert all(" to " in r.select("td")[4].text or "no interval" in r.select("td")[4].text
                    for r in rows)  # fmt: skip
     heads = nights[0].select("th")

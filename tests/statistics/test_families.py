@@ -80,7 +80,12 @@ def test_family_levels_by_hand() -> None:
     # two primaries: each at 1 - 0.05 / 2; seven secondaries: each at 1 - 0.05 / 7
     for name in ("success_rate", "reward"):
         assert (found[name]["family"], found[name]["ci_level"]) == ("primary", 0.975)
-    for name in set(found) - {"success_rate", "reward"}:
+    # the error rate alone in its family: at 1 - 0.05
+    assert (found["error_rate"]["family"], found["error_rate"]["ci_level"]) == (
+        "infrastructure",
+        0.95,
+    )
+    for name in set(found) - {"success_rate", "reward", "error_rate"}:
         assert found[name]["family"] == "secondary"
         assert found[name]["ci_level"] == pytest.approx(1 - 0.05 / 7)
     # reward: mean(d) = -0.075, sd(d) = 0.18930, se = 0.09465, t(1 - 0.025 / 2, 3) = 4.1765:

@@ -130,7 +130,7 @@ def test_cli_verdicts_gates_and_exit_codes(
     by_metric = {m["metric"]: m for m in summary["metrics"]}
     assert [m["metric"] for m in summary["metrics"]] == [
         "success_rate", "reward", "trajectory_divergence_index", "candidate_wei", "cost_usd",
-        "tokens", "latency_ms", "recovery_step_ratio", "stagnant_loops",
+        "tokens", "latency_ms", "recovery_step_ratio", "stagnant_loops", "error_rate",
     ]  # fmt: skip
     assert by_metric["success_rate"]["verdict"] == "regression"
     assert by_metric["reward"]["verdict"] == "regression"

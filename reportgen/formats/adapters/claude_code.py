@@ -46,7 +46,7 @@ from reportgen.formats.adapters.rows import (
     notice,
     parse_objects,
 )
-from reportgen.formats.adapters.sessions import SessionStep, emit_steps
+from reportgen.formats.adapters.sessions import SessionStep, emit_steps, ended_on_api_error
 from reportgen.formats.adapters.why import why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.pricing import PriceTable, load_table
@@ -246,6 +246,7 @@ class _Run:
             "prices": {"as_of": prices.as_of, "source": prices.source},
             "unpriced_models": sorted(self.unpriced) or None,
             "repeated_records_skipped": self.repeated or None,
+            **ended_on_api_error(self.steps),
         }
         if self.parent_run is not None:
             meta["parent_run_id"] = self.parent_run

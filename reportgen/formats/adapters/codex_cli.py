@@ -45,7 +45,7 @@ from reportgen.formats.adapters.rows import (
     json_text,
     parse_objects,
 )
-from reportgen.formats.adapters.sessions import SessionStep, emit_steps
+from reportgen.formats.adapters.sessions import SessionStep, emit_steps, ended_on_api_error
 from reportgen.formats.adapters.why import why
 from reportgen.formats.base import Marked, StageOptions
 from reportgen.formats.pricing import PriceTable, load_table
@@ -150,6 +150,7 @@ class _Run:
             "unpriced_models": sorted(self.unpriced) or None,
             "children": self.children or None,
             "totals_include_children": False if self.children else None,
+            **ended_on_api_error(self.steps),
         }
         latency = (
             (self.last - self.first) * 1000.0

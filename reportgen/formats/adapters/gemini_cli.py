@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 
 from reportgen.errors import InputError
+from reportgen.formats.adapters.infra import api_error_meta
 from reportgen.formats.adapters.rows import (
     Collector,
     count,
@@ -109,6 +110,7 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
     models: Counter[str] = Counter()
     prompt: str | None = None
     output: str | None = None
+    ended_on: str | None = None  # the text of an error no reply followed
     previous: float | None = None
     stamps: list[float] = []
     totals = {"input": 0, "cached": 0, "output": 0, "thoughts": 0, "tool": 0}
@@ -167,6 +169,7 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
                 if now is not None and previous is not None and now >= previous
                 else None
             )
+            ended_on = None  # a reply after an error: the session went on
             turn = rows.step(
                 "llm",
                 model or "gemini",
@@ -206,9 +209,8 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
                     parent=turn,
                 )
         elif kind == "error":
-            rows.step(
-                "error", "error", "error", output=_text(message.get("content")), started_at=started
-            )
+            ended_on = _text(message.get("content"))
+            rows.step("error", "error", "error", output=ended_on, started_at=started)
         if now is not None:
             previous = now
     project = str(header.get("projectHash") or "")[:12] or "default"
@@ -229,6 +231,7 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
             "usage": totals if known else None,
             "prices": {"as_of": prices.as_of, "source": prices.source},
             "unpriced_models": sorted(unpriced) or None,
+            **(api_error_meta(ended_on) if ended_on else {}),
         },
         output=output,
         latency_ms=(max(stamps) - min(stamps)) * 1000.0 if stamps else None,

@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 
 from reportgen.errors import InputError
+from reportgen.formats.adapters.infra import error_meta
 from reportgen.formats.adapters.messages import content_text, last_given, said
 from reportgen.formats.adapters.rows import (
     Collector,
@@ -292,6 +293,9 @@ def _log(
                 **why(
                     goal=_input(sample.get("input"), resolve), scorer=_scores(sample.get("scores"))
                 ),
+                # a sample error is an exception outside the agent's solver: the harness's;
+                # a limit (tokens, messages, time) is the agent's budget: its failure
+                **(error_meta(crash) if (crash := _message(error)) else {}),
             },
         )
 
@@ -351,6 +355,12 @@ def _scores(scores: Any) -> str | None:
         ):
             parts.append(explanation.strip())
     return lines(*parts)
+
+
+def _message(error: Any) -> str | None:
+    """A sample error's message (an EvalError object, or text)."""
+    message = error.get("message") if isinstance(error, dict) else error
+    return str(message) if message else None
 
 
 def _sum(values: Iterator[int | None]) -> int | None:

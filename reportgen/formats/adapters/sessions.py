@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reportgen.formats.adapters.infra import api_error_meta
 from reportgen.formats.adapters.rows import Collector
 
 
@@ -45,3 +46,16 @@ def emit_steps(rows: Collector, steps: Sequence[SessionStep]) -> None:
             started_at=step.started_at,
             parent=None if step.parent is None else step.parent.index,
         )
+
+
+def ended_on_api_error(steps: Sequence[SessionStep]) -> dict[str, str]:
+    """The error keys of a session whose last step is a failed model call or an API error
+    record, when the error's text names an infrastructure kind (``api_error_meta``): the
+    session ended on the rate limit, the overloaded API or the refused key, not on the
+    agent. ``{}`` otherwise (a session that went on after the error recovered from it)."""
+    if not steps or steps[-1].status != "error" or steps[-1].type not in ("llm", "error"):
+        return {}
+    output = steps[-1].output
+    if isinstance(output, dict):
+        output = output.get("text") or output.get("message") or output.get("error")
+    return api_error_meta(str(output)) if output else {}

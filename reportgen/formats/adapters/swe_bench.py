@@ -225,6 +225,12 @@ def _run(
         "generation": generated,
     }
     meta.update(why(scorer=_outcome(document)))
+    applied = document.get("patch_applied")
+    if isinstance(applied, str) and applied.lower() == "error":
+        # the harness could not try the patch (its environment failed); false is a patch that
+        # did not apply: the agent's
+        meta["error_kind"] = "environment"
+        meta["error_reason"] = str(document.get("error") or "patch_applied: error")
     metrics = path.with_name(name.removesuffix("_result.json") + "_metrics.json")
     if name.endswith("_result.json") and metrics.is_file():
         try:

@@ -180,6 +180,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
                     title=(task.get("description") or {}).get("purpose"),
                     scorer=_scorer(reward_info, sim.get("termination_reason")),
                 ),
+                **_infrastructure_error(sim.get("termination_reason")),
             },
         )
 
@@ -253,3 +254,16 @@ def _scorer(info: Any, termination: Any) -> str | None:
     if termination:
         parts.append(f"termination: {termination}")
     return lines(*parts)
+
+
+def _infrastructure_error(reason: Any) -> dict[str, str]:
+    """The error keys of a simulation the harness ended (docs/formats.md, "Outcome rules"):
+    ``user_error``, the user simulator failing, is not the agent's; ``user_stop``,
+    ``agent_stop``, ``max_steps``, ``too_many_errors`` (the agent's tool errors) and
+    ``agent_error`` (which τ² also raises for the agent's own invalid messages) are scored."""
+    if reason == "user_error":
+        return {
+            "error_kind": "harness",
+            "error_reason": "tau2 termination_reason user_error: the user simulator failed",
+        }
+    return {}
