@@ -125,6 +125,13 @@ ADDED_COLUMNS = (
     ("steps", "error", "VARCHAR"),
     ("runs", "error_kind", "VARCHAR"),
     ("runs", "error_reason", "VARCHAR"),
+    ("runs", "cache_read_tokens", "BIGINT"),
+    ("runs", "cache_write_tokens", "BIGINT"),
+    ("runs", "reasoning_tokens", "BIGINT"),
+    ("runs", "cost_recomputed_usd", "DOUBLE"),
+    ("steps", "cache_read_tokens", "BIGINT"),
+    ("steps", "cache_write_tokens", "BIGINT"),
+    ("steps", "reasoning_tokens", "BIGINT"),
 )
 """Nullable columns added to the schema after version 2; connect adds them to older archives
 (writable once, as for the step hashes)."""

@@ -68,7 +68,15 @@ CREATE TABLE IF NOT EXISTS runs (
     -- then NULL): environment, sandbox, timeout, rate_limit, quota, auth, network, harness,
     -- other (reportgen/ingest/error_outcomes.sql); error_reason is the tool's words, one line
     error_kind   VARCHAR,
-    error_reason VARCHAR
+    error_reason VARCHAR,
+    -- prompt-cache and reasoning tokens as the trace gives them (NULL = not given; included in
+    -- tokens_in / tokens_out, never added to them)
+    cache_read_tokens  BIGINT,
+    cache_write_tokens BIGINT,
+    reasoning_tokens   BIGINT,
+    -- the run's cost recomputed at ingest from its model calls' tokens and the model's price
+    -- (reportgen/formats/pricing.py), beside cost_usd as the trace gives it; NULL = unpriced
+    cost_recomputed_usd DOUBLE
 );
 
 -- One row per step of a run, in trajectory order (idx is 0-based). No index: (run_id, idx) is
@@ -90,7 +98,10 @@ CREATE TABLE IF NOT EXISTS steps (
     parent      INTEGER,
     signature   UBIGINT,             -- rg_step_signature(type, action, input_keys), at ingest
     payload     UBIGINT,             -- rg_step_payload(input, output), at ingest
-    error       VARCHAR              -- the error message, when the trace gives one
+    error       VARCHAR,             -- the error message, when the trace gives one
+    cache_read_tokens  BIGINT,       -- of tokens_in, read from the prompt cache (NULL = not given)
+    cache_write_tokens BIGINT,       -- of tokens_in, written to the prompt cache
+    reasoning_tokens   BIGINT        -- of tokens_out, the model's reasoning (thinking)
 );
 
 -- One row per attempt of a long-running coding loop (iteration record v1); (run_id, iter) is

@@ -53,12 +53,20 @@ _RUNS = pa.schema(
         ("source_file", pa.string()),
         ("source_line", pa.int32()),
         ("content_hash", pa.string()),
+        ("cache_read_tokens", pa.int64()),
+        ("cache_write_tokens", pa.int64()),
+        ("reasoning_tokens", pa.int64()),
     ]
 )
+#: The prompt-cache and reasoning token columns of steps and runs (schema.sql).
+CACHE_COLUMNS = ("cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 _STEPS = (
     STEP_ROWS.append(pa.field("started_at", pa.string()))
     .append(pa.field("parent", pa.int32()))
     .append(pa.field("error", pa.string()))
+    .append(pa.field("cache_read_tokens", pa.int64()))
+    .append(pa.field("cache_write_tokens", pa.int64()))
+    .append(pa.field("reasoning_tokens", pa.int64()))
 )
 STATUSES = frozenset({"ok", "error", "retry", "abandoned"})
 
@@ -309,9 +317,14 @@ class Collector:
         started_at: str | None = None,
         parent: int | None = None,
         error: str | None = None,
+        cache_read: int | None = None,
+        cache_write: int | None = None,
+        reasoning: int | None = None,
     ) -> int:
         """Append a step to the run being built (begun with ``begin``); returns its index.
-        ``error``: the step's error message, kept apart from its output (as AgentDiff does)."""
+        ``error``: the step's error message, kept apart from its output (as AgentDiff does).
+        ``cache_read``, ``cache_write``: the prompt tokens of ``tokens_in`` read from / written
+        to the prompt cache; ``reasoning``: the reasoning tokens of ``tokens_out``."""
         idx = self._n
         self._steps.append(
             (
@@ -330,6 +343,9 @@ class Collector:
                 started_at,
                 parent,
                 error,
+                cache_read,
+                cache_write,
+                reasoning,
             )
         )
         self._n = idx + 1
@@ -364,8 +380,12 @@ class Collector:
         cost_usd: float | None = None,
         latency_ms: float | None = None,
         source_line: int | None = None,
+        cache_read: int | None = None,
+        cache_write: int | None = None,
+        reasoning: int | None = None,
     ) -> None:
-        """Finish the run begun with ``begin``: record its row (n_steps = steps added)."""
+        """Finish the run begun with ``begin``: record its row (n_steps = steps added);
+        the cache and reasoning counts are run totals the trace gives (as for ``step``)."""
         r = self.runs
         r["run_id"].append(self._run_id)
         r["suite"].append(suite or "default")
@@ -387,6 +407,9 @@ class Collector:
         r["source_file"].append(source.display)
         r["source_line"].append(source_line)
         r["content_hash"].append(source.content_hash)
+        r["cache_read_tokens"].append(cache_read)
+        r["cache_write_tokens"].append(cache_write)
+        r["reasoning_tokens"].append(reasoning)
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> None:
         """Insert everything collected into stage_runs, stage_steps and stage_outputs."""

@@ -28,6 +28,9 @@ class SessionStep:
     started_at: str | None = None
     parent: SessionStep | None = None
     index: int = -1
+    cache_read: int | None = None
+    cache_write: int | None = None
+    reasoning: int | None = None
 
 
 def emit_steps(rows: Collector, steps: Sequence[SessionStep]) -> None:
@@ -45,6 +48,9 @@ def emit_steps(rows: Collector, steps: Sequence[SessionStep]) -> None:
             latency_ms=step.latency_ms,
             started_at=step.started_at,
             parent=None if step.parent is None else step.parent.index,
+            cache_read=step.cache_read,
+            cache_write=step.cache_write,
+            reasoning=step.reasoning,
         )
 
 

@@ -38,5 +38,11 @@ SELECT source_file, field, problem FROM (
         FROM stage_trace_raw WHERE rg_bad_amount(cost_usd)
     UNION ALL SELECT source_file, 'latency_ms', 'must be a finite number >= 0'
         FROM stage_trace_raw WHERE rg_bad_amount(latency_ms)
+    UNION ALL SELECT source_file, 'cache_read_tokens', 'must be a non-negative integer'
+        FROM stage_trace_raw WHERE rg_bad_count(cache_read_tokens)
+    UNION ALL SELECT source_file, 'cache_write_tokens', 'must be a non-negative integer'
+        FROM stage_trace_raw WHERE rg_bad_count(cache_write_tokens)
+    UNION ALL SELECT source_file, 'reasoning_tokens', 'must be a non-negative integer'
+        FROM stage_trace_raw WHERE rg_bad_count(reasoning_tokens)
 )
 ORDER BY source_file, field

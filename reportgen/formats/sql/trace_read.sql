@@ -16,7 +16,8 @@ SELECT unnest(json_transform(content, '{
     "run_id": "JSON", "task_id": "JSON", "label": "JSON", "suite": "JSON", "batch": "JSON",
     "trial": "JSON", "started_at": "JSON", "meta": "JSON", "output": "JSON",
     "success": "JSON", "reward": "JSON", "tokens_in": "JSON", "tokens_out": "JSON",
-    "cost_usd": "JSON", "latency_ms": "JSON",
+    "cost_usd": "JSON", "latency_ms": "JSON", "cache_read_tokens": "JSON",
+    "cache_write_tokens": "JSON", "reasoning_tokens": "JSON",
     "steps": "JSON[]"
 }')), source_file, typed
 FROM (
@@ -30,7 +31,8 @@ SELECT unnest(json_transform(content, '{
     "run_id": "JSON", "task_id": "JSON", "label": "JSON", "suite": "JSON", "batch": "JSON",
     "trial": "JSON", "started_at": "JSON", "meta": "JSON", "output": "JSON",
     "success": "JSON", "reward": "JSON", "tokens_in": "JSON", "tokens_out": "JSON",
-    "cost_usd": "JSON", "latency_ms": "JSON"
+    "cost_usd": "JSON", "latency_ms": "JSON", "cache_read_tokens": "JSON",
+    "cache_write_tokens": "JSON", "reasoning_tokens": "JSON"
 }')), source_file, typed
 FROM (
     SELECT source_file, typed, coalesce(head, content) AS content

@@ -25,13 +25,15 @@ parsed AS (
         json_type(step) AS kind,
         json_type(step, [
             '$.type', '$.action', '$.status', '$.tokens_in', '$.tokens_out', '$.cost_usd',
-            '$.latency_ms', '$.started_at', '$.parent', '$.error', '$.input', '$.output'
+            '$.latency_ms', '$.started_at', '$.parent', '$.error', '$.input', '$.output',
+            '$.cache_read_tokens', '$.cache_write_tokens', '$.reasoning_tokens'
         ]) AS t,
         json_transform(step, '{
             "type": "VARCHAR", "action": "VARCHAR", "status": "VARCHAR", "input": "JSON",
             "output": "JSON", "tokens_in": "BIGINT", "tokens_out": "BIGINT",
             "cost_usd": "DOUBLE", "latency_ms": "DOUBLE", "started_at": "VARCHAR",
-            "parent": "BIGINT", "error": "VARCHAR"
+            "parent": "BIGINT", "error": "VARCHAR", "cache_read_tokens": "BIGINT",
+            "cache_write_tokens": "BIGINT", "reasoning_tokens": "BIGINT"
         }') AS v
     FROM items
 )
@@ -52,6 +54,9 @@ SELECT
     TRY_CAST(v.started_at AS TIMESTAMPTZ) AS started_at,
     TRY_CAST(v.parent AS INTEGER) AS parent,
     v.error,
+    v.cache_read_tokens,
+    v.cache_write_tokens,
+    v.reasoning_tokens,
     CASE
         WHEN coalesce(
             kind = 'OBJECT'
@@ -67,7 +72,13 @@ SELECT
             AND (coalesce(t[8], 'NULL') = 'NULL'
                  OR (t[8] = 'VARCHAR' AND TRY_CAST(v.started_at AS TIMESTAMPTZ) IS NOT NULL))
             AND (coalesce(t[9], 'NULL') = 'NULL' OR (t[9] = 'UBIGINT' AND v.parent < s.idx))
-            AND coalesce(t[10], 'NULL') IN ('NULL', 'VARCHAR'),
+            AND coalesce(t[10], 'NULL') IN ('NULL', 'VARCHAR')
+            AND (coalesce(t[13], 'NULL') = 'NULL'
+                 OR (t[13] = 'UBIGINT' AND v.cache_read_tokens IS NOT NULL))
+            AND (coalesce(t[14], 'NULL') = 'NULL'
+                 OR (t[14] = 'UBIGINT' AND v.cache_write_tokens IS NOT NULL))
+            AND (coalesce(t[15], 'NULL') = 'NULL'
+                 OR (t[15] = 'UBIGINT' AND v.reasoning_tokens IS NOT NULL)),
             false
         ) THEN NULL
         ELSE CASE  -- the first field broken, by the field-by-field rules
@@ -87,6 +98,9 @@ SELECT
                      AND TRY_CAST(step -> '$.parent' AS BIGINT) >= idx)
                 THEN 'parent'
             WHEN rg_bad_any_text(step -> '$.error') THEN 'error'
+            WHEN rg_bad_count(step -> '$.cache_read_tokens') THEN 'cache_read_tokens'
+            WHEN rg_bad_count(step -> '$.cache_write_tokens') THEN 'cache_write_tokens'
+            WHEN rg_bad_count(step -> '$.reasoning_tokens') THEN 'reasoning_tokens'
         END
     END AS problem
 FROM parsed AS s
