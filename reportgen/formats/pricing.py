@@ -1,36 +1,52 @@
-"""Model prices, for the session formats that record tokens but no cost (Claude Code, Codex
-CLI, Gemini CLI). A shipped table, dated, overridable by a user file.
+"""Model prices, from `genai-prices <https://github.com/pydantic/genai-prices>`_ (Pydantic's
+maintained price data, installed with reportgen) with a user override for private models.
 
-Prices are US dollars per million tokens, four rates per model: fresh ``input``, ``output``,
-``cache_write`` (prompt-cache creation, Anthropic's 5-minute rate) and ``cache_read``. A model
-name is looked up as given, then normalised (a Bedrock / Vertex prefix such as
-``converse/jp.anthropic.`` or ``anthropic.``, a ``-v1:0`` or ``@date`` suffix, and a trailing
-``-YYYYMMDD`` date dropped), then by the longest table key it starts with when the rest names
-a variant (``-codex``, ``-latest``; not another version: ``claude-opus-4-8`` is not
-``claude-opus-4``); a model the table does not know has unknown (NULL) cost, never zero.
+Two uses: the session formats that record tokens but no cost (Claude Code, Codex CLI, Gemini
+CLI, OpenAI Agents) price each model call from :meth:`PriceTable.price` (four per-million
+rates); and ingest recomputes every run's cost from its model calls' tokens with
+:meth:`PriceTable.cost` (``runs.cost_recomputed_usd``, reportgen/ingest/reprice.py), which
+asks genai-prices for the exact price: its tiers (a prompt over 200k tokens costs more), its
+cache tiers and the price in force on the call's date.
 
-The user file is named by the environment variable ``REPORTGEN_PRICES`` (JSON):
-``{"as_of": "2027-01-15", "models": {"claude-sonnet-4-5": {"input": 3, "output": 15,
-"cache_write": 3.75, "cache_read": 0.3}}}``; its models are added to (and win over) the
-shipped ones."""
+Token convention (the archive's): ``tokens_in`` is the whole prompt, cache reads and writes
+included; ``tokens_out`` includes reasoning tokens. When a trace's cache counts exceed its
+``tokens_in`` (a format that counts fresh input apart), fresh input is taken to be
+``tokens_in`` and the cache counts are added to it.
+
+A model name is looked up as given, then normalised (a Bedrock / Vertex prefix such as
+``converse/jp.anthropic.`` or ``anthropic.``, a provider prefix ``anthropic/``, a ``-v1:0`` or
+``@date`` suffix and a trailing ``-YYYYMMDD`` or ``-YYYY-MM-DD`` date dropped; ``gpt-5-1`` read
+as ``gpt-5.1``); a model neither the override nor
+genai-prices knows has unknown (NULL) cost, never zero.
+
+The override: a ``[prices]`` table in the nearest ``reportgen.toml`` (``[tool.reportgen.prices]``
+in pyproject.toml), one sub-table per model, US dollars per million tokens::
+
+    [prices.house-model-7]
+    input = 1.0        # required
+    output = 2.0       # required
+    cache_read = 0.1   # default: the input rate
+    cache_write = 1.25 # default: the input rate
+
+An override model wins over genai-prices (and is priced linearly: no tiers, no dates).
+
+genai-prices is imported only when a price is first needed: CLI start-up does not pay for it.
+"""
 
 from __future__ import annotations
 
-import os
 import re
+import tomllib
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-import orjson
-
-from reportgen.errors import InputError
-
-#: The date of the shipped prices: the providers' list prices as known then (they change;
-#: a user file overrides them).
-AS_OF = "2026-12-01"
+from reportgen.errors import UsageError
 
 _M = 1_000_000.0
+_RATES = ("input", "output", "cache_write", "cache_read")
 
 
 @dataclass(frozen=True)
@@ -58,47 +74,29 @@ class Price:
         ) / _M
 
 
-def _p(input: float, output: float, cache_write: float, cache_read: float) -> Price:
-    return Price(input, output, cache_write, cache_read)
+@dataclass(frozen=True)
+class Usage:
+    """One model call's tokens, in the archive's convention (see the module docstring)."""
 
+    tokens_in: int | None
+    tokens_out: int | None
+    cache_read: int | None = None
+    cache_write: int | None = None
 
-#: Shipped prices (as of AS_OF). Keys are normalised model names or their prefixes.
-SHIPPED: dict[str, Price] = {
-    # Anthropic (cache write = 1.25 x input, cache read = 0.1 x input)
-    "claude-opus-4-5": _p(5.0, 25.0, 6.25, 0.50),
-    "claude-opus-4-1": _p(15.0, 75.0, 18.75, 1.50),
-    "claude-opus-4": _p(15.0, 75.0, 18.75, 1.50),
-    "claude-sonnet-4-5": _p(3.0, 15.0, 3.75, 0.30),
-    "claude-sonnet-4": _p(3.0, 15.0, 3.75, 0.30),
-    "claude-3-7-sonnet": _p(3.0, 15.0, 3.75, 0.30),
-    "claude-3-5-sonnet": _p(3.0, 15.0, 3.75, 0.30),
-    "claude-haiku-4-5": _p(1.0, 5.0, 1.25, 0.10),
-    "claude-3-5-haiku": _p(0.80, 4.0, 1.0, 0.08),
-    "claude-3-haiku": _p(0.25, 1.25, 0.30, 0.03),
-    "claude-3-opus": _p(15.0, 75.0, 18.75, 1.50),
-    # OpenAI (no cache-write charge; cached input at the cached rate)
-    "gpt-5-mini": _p(0.25, 2.0, 0.0, 0.025),
-    "gpt-5-nano": _p(0.05, 0.40, 0.0, 0.005),
-    "gpt-5": _p(1.25, 10.0, 0.0, 0.125),
-    "gpt-5.1": _p(1.25, 10.0, 0.0, 0.125),
-    "gpt-5-1": _p(1.25, 10.0, 0.0, 0.125),
-    "gpt-4.1-mini": _p(0.40, 1.60, 0.0, 0.10),
-    "gpt-4.1": _p(2.0, 8.0, 0.0, 0.50),
-    "gpt-4o-mini": _p(0.15, 0.60, 0.0, 0.075),
-    "gpt-4o": _p(2.50, 10.0, 0.0, 1.25),
-    "o4-mini": _p(1.10, 4.40, 0.0, 0.275),
-    "o3": _p(2.0, 8.0, 0.0, 0.50),
-    "codex-mini": _p(1.50, 6.0, 0.0, 0.375),
-    # Google (prompts up to 200k tokens)
-    "gemini-2.5-pro": _p(1.25, 10.0, 0.0, 0.125),
-    "gemini-2.5-flash-lite": _p(0.10, 0.40, 0.0, 0.01),
-    "gemini-2.5-flash": _p(0.30, 2.50, 0.0, 0.03),
-    "gemini-2.0-flash": _p(0.10, 0.40, 0.0, 0.025),
-}
+    def split(self) -> tuple[int, int, int, int]:
+        """(whole prompt, output, cache read, cache write), the prompt never below its cache
+        parts."""
+        read, write = self.cache_read or 0, self.cache_write or 0
+        prompt = self.tokens_in or 0
+        if prompt < read + write:  # fresh input counted apart from the cache
+            prompt += read + write
+        return prompt, self.tokens_out or 0, read, write
+
 
 _PREFIX = re.compile(r"^(?:[a-z]+/)?(?:[a-z]{2}\.)?(?:anthropic\.|google/|openai/)?")
 _SUFFIX = re.compile(r"(?:-v\d+:\d+|@\d{8}|@latest)$")
-_DATE = re.compile(r"-\d{8}$")
+_DATE = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
+_GPT_DASH = re.compile(r"^(gpt-\d)-(\d)(?=-|$)")
 
 
 def normalise(model: str) -> str:
@@ -109,74 +107,178 @@ def normalise(model: str) -> str:
 
 
 class PriceTable:
-    """Prices by model, and where they came from (for run meta)."""
+    """Prices by model: the override's, then genai-prices'; and where they came from."""
 
-    def __init__(self, prices: dict[str, Price], as_of: str, source: str) -> None:
-        self.prices = prices
-        self.as_of = as_of
-        self.source = source
-        self._memo: dict[str, Price | None] = {}
+    def __init__(self, overrides: dict[str, Price], override_source: str | None = None) -> None:
+        self.overrides = overrides
+        self.override_source = override_source
+        self._refs: dict[str, tuple[str, str] | None] = {}
+        self._rates: dict[str, Price | None] = {}
+
+    @property
+    def as_of(self) -> str:
+        """The genai-prices version whose data prices the models."""
+        return f"genai-prices {_genai_version()}"
+
+    @property
+    def source(self) -> str:
+        """Where prices come from: genai-prices, and the override file when there is one."""
+        if self.override_source:
+            return f"genai-prices + {self.override_source} [prices]"
+        return "genai-prices"
+
+    def _override(self, model: str) -> Price | None:
+        return self.overrides.get(model) or self.overrides.get(normalise(model))
+
+    def _ref(self, model: str) -> tuple[str, str] | None:
+        """(model reference, provider id) genai-prices matches ``model`` to, or None."""
+        if model not in self._refs:
+            self._refs[model] = _match(model)
+        return self._refs[model]
 
     def price(self, model: str | None) -> Price | None:
-        """The price of ``model``, or None when the table does not know it."""
+        """The base per-million rates of ``model`` (a tiered price's first tier; a missing
+        cache rate is the input rate), or None when neither source knows it."""
         if not model:
             return None
-        if model not in self._memo:
-            self._memo[model] = self._lookup(model)
-        return self._memo[model]
+        if model not in self._rates:
+            found = self._override(model)
+            if found is None:
+                ref = self._ref(model)
+                found = None if ref is None else _base_rates(*ref)
+            self._rates[model] = found
+        return self._rates[model]
 
-    def _lookup(self, model: str) -> Price | None:
-        if model in self.prices:
-            return self.prices[model]
-        name = normalise(model)
-        if name in self.prices:
-            return self.prices[name]
-        keys = [k for k in self.prices if name.startswith(k) and _variant(name[len(k) :])]
-        return self.prices[max(keys, key=len)] if keys else None
+    def cost(self, model: str | None, usage: Usage, when: datetime | None = None) -> float | None:
+        """Dollars for one model call of ``model`` with ``usage``, at the price in force at
+        ``when`` (None: today); None when the model is unknown."""
+        if not model:
+            return None
+        prompt, out, read, write = usage.split()
+        override = self._override(model)
+        if override is not None:
+            return override.cost(prompt - read - write, out, write, read)
+        ref = self._ref(model)
+        if ref is None:
+            return None
+        from genai_prices import Usage as GenaiUsage
+        from genai_prices import calc_price
+
+        try:
+            result = calc_price(
+                GenaiUsage(
+                    input_tokens=prompt,
+                    output_tokens=out,
+                    cache_read_tokens=read,
+                    cache_write_tokens=write,
+                ),
+                ref[0],
+                provider_id=ref[1],
+                genai_request_timestamp=when,
+            )
+        except (LookupError, ValueError):
+            return None
+        return float(result.total_price)
 
 
-def _variant(rest: str) -> bool:
-    """True when what follows a table key names a variant of that model (``-codex``,
-    ``-latest``), not another version (``-8``, ``.1``)."""
-    return rest == "" or (rest[0] == "-" and rest[1:2].isalpha())
+def _match(model: str) -> tuple[str, str] | None:
+    from genai_prices import Usage as GenaiUsage
+    from genai_prices import calc_price
+
+    name = normalise(model)
+    dotted = _GPT_DASH.sub(r"\1.\2", name)  # Codex's gpt-5-1-codex is gpt-5.1-codex
+    for ref in dict.fromkeys((model, model.strip().lower(), name, dotted)):
+        if not ref:
+            continue
+        try:
+            found = calc_price(GenaiUsage(), ref)
+        except LookupError:
+            continue
+        return ref, found.provider.id
+    return None
 
 
-def load_table(path: str | None = None) -> PriceTable:
-    """The shipped table, with the user file (``path``, else ``$REPORTGEN_PRICES``) on top."""
-    chosen = path if path is not None else os.environ.get("REPORTGEN_PRICES")
-    if not chosen:
-        return _shipped()
-    return _with_user_file(chosen)
+def _base_rates(ref: str, provider: str) -> Price | None:
+    from genai_prices import Usage as GenaiUsage
+    from genai_prices import calc_price
+
+    prices = calc_price(GenaiUsage(), ref, provider_id=provider).model_price
+
+    def rate(value: Any, default: float) -> float:
+        if value is None:
+            return default
+        return float(getattr(value, "base", value))
+
+    fresh = rate(prices.input_mtok, 0.0)
+    return Price(
+        input=fresh,
+        output=rate(prices.output_mtok, 0.0),
+        cache_write=rate(prices.cache_write_mtok, fresh),
+        cache_read=rate(prices.cache_read_mtok, fresh),
+    )
 
 
 @cache
-def _shipped() -> PriceTable:
-    return PriceTable(dict(SHIPPED), AS_OF, "reportgen")
+def _genai_version() -> str:
+    from importlib.metadata import version
+
+    return version("genai-prices")
 
 
-@cache
-def _with_user_file(path: str) -> PriceTable:
-    where = Path(path)
+def load_table(config: Path | None = None) -> PriceTable:
+    """genai-prices with the ``[prices]`` override of ``config`` (None: the nearest
+    reportgen.toml or pyproject.toml with a [tool.reportgen] table) on top."""
+    from reportgen.gating.thresholds import find_config
+
+    chosen = config if config is not None else find_config()
+    if chosen is None:
+        return _table(None, 0.0)
     try:
-        data = orjson.loads(where.read_bytes())
-    except OSError as exc:
-        raise InputError(path, f"cannot read the price file: {exc.strerror}") from None
-    except orjson.JSONDecodeError as exc:
-        raise InputError(path, f"the price file is not valid JSON: {exc}") from None
-    models = data.get("models") if isinstance(data, dict) else None
-    if not isinstance(models, dict):
-        raise InputError(path, "expected an object with a models object", field="models")
-    prices = dict(SHIPPED)
-    for name, rates in models.items():
-        field = f"models.{name}"
+        stamp = chosen.stat().st_mtime
+    except OSError:
+        stamp = 0.0
+    return _table(chosen.resolve(), stamp)
+
+
+@cache
+def _table(path: Path | None, _stamp: float) -> PriceTable:
+    if path is None:
+        return PriceTable({})
+    overrides = read_overrides(path)
+    return PriceTable(overrides, str(path) if overrides else None)
+
+
+def read_overrides(path: Path) -> dict[str, Price]:
+    """The ``[prices]`` table of the config file ``path``, by normalised model name; a usage
+    error names the file, model and rate that is wrong."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read config: {exc}") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("reportgen", {})
+    table = data.get("prices", {})
+    where = "[tool.reportgen.prices]" if path.name == "pyproject.toml" else "[prices]"
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: {where} must be a table of models")
+    prices: dict[str, Price] = {}
+    for name, rates in table.items():
         if not isinstance(rates, dict):
-            raise InputError(path, "expected an object of rates", field=field)
+            raise UsageError(f"{path}: {where} {name}: expected a table of rates")
+        unknown = sorted(set(rates) - set(_RATES))
+        if unknown:
+            raise UsageError(
+                f"{path}: {where} {name}: unknown key {unknown[0]!r} (known: {', '.join(_RATES)})"
+            )
         values: dict[str, float] = {}
         for key in ("input", "output", "cache_write", "cache_read"):
-            value = rates.get(key, 0.0 if key.startswith("cache") else None)
+            value = rates.get(key, rates.get("input") if key.startswith("cache") else None)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise InputError(path, "expected a non-negative number", field=f"{field}.{key}")
+                raise UsageError(
+                    f"{path}: {where} {name}.{key}: expected a non-negative number"
+                    " (dollars per million tokens)"
+                )
             values[key] = float(value)
         prices[normalise(str(name))] = Price(**values)
-    as_of = data.get("as_of")
-    return PriceTable(prices, str(as_of) if as_of else AS_OF, str(where))
+        prices[str(name)] = prices[normalise(str(name))]
+    return prices

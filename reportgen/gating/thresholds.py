@@ -183,8 +183,9 @@ def section_name(path: Path | None, section: str) -> str:
 
 
 def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
-    """The [cli], [assertions] and [site] sections of a config file; an unknown section or
-    key, or a refused one (:func:`refused_keys`), is a usage error naming file, section, key."""
+    """The [cli], [assertions] and [site] sections of a config file ([prices] is read by
+    reportgen.formats.pricing); an unknown section or key, or a refused one
+    (:func:`refused_keys`), is a usage error naming file, section, key."""
     if path is None:
         return {}
     try:
@@ -195,10 +196,12 @@ def load_config(path: Path | None) -> dict[str, dict[str, Any]]:
         data = data.get("tool", {}).get("reportgen", {})
     sections: dict[str, dict[str, Any]] = {}
     for section, values in data.items():
+        if section == "prices":  # model prices, read at ingest (reportgen.formats.pricing)
+            continue
         if section not in ("cli", "assertions", "site") or not isinstance(values, dict):
             raise UsageError(
                 f"{path}: unknown section {section_name(path, section)} "
-                "(known: [cli], [assertions], [site])"
+                "(known: [cli], [assertions], [site], [prices])"
             )
         refused: dict[str, str] = {}
         if section == "site":

@@ -39,6 +39,7 @@ from reportgen.ingest.options import (
     apply_session_defaults,
     check_max_record_mb,
 )
+from reportgen.ingest.reprice import reprice_staged
 from reportgen.ingest.suite_notes import find_notes, stage_notes
 
 ProgressHook = Callable[[str, int, int], None]
@@ -402,6 +403,7 @@ def _load(
         con.execute(load_sql("error_outcomes"), {"kinds": list(ERROR_KINDS), "width": REASON_WIDTH})
         apply_session_defaults(con, sessions, by_name.values())
         apply_overrides(con, overrides)
+        reprice_staged(con)
         _assign_batches(con, batch)
         _check_token_limits(con, sources, formats)
         replaced = check_conflicts(con, sources, replace, by_name.values())

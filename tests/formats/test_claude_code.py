@@ -276,7 +276,7 @@ def test_bad_line_is_named(tmp_path: Path) -> None:
     assert (caught.value.line, caught.value.field) == (2, "message")
 
 
-def test_user_price_file_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_prices_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "p" / "s.jsonl"
     log.parent.mkdir()
     base = {"sessionId": "s1", "parentUuid": None, "timestamp": "2026-01-01T00:00:00Z"}
@@ -298,18 +298,19 @@ def test_user_price_file_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     log.write_bytes(b"\n".join(orjson.dumps(r) for r in records) + b"\n")
     con = load(tmp_path / "a", log)
     assert con.execute("SELECT cost_usd FROM steps WHERE type = 'llm'").fetchone() == (None,)
-    prices = tmp_path / "prices.json"
-    prices.write_bytes(
-        orjson.dumps(
-            {"as_of": "2027-01-01", "models": {"house-model-7": {"input": 1, "output": 2}}}
-        )
+    (tmp_path / "reportgen.toml").write_text(
+        '[prices."house-model-7"]\ninput = 1\noutput = 2\n', encoding="utf-8"
     )
-    monkeypatch.setenv("REPORTGEN_PRICES", str(prices))
+    monkeypatch.chdir(tmp_path)  # the nearest reportgen.toml's [prices] table
     con = load(tmp_path / "b", log)
     assert con.execute("SELECT cost_usd FROM steps WHERE type = 'llm'").fetchone() == (
         pytest.approx((1000 * 1 + 2000 * 2) / 1e6),
     )
-    assert con.execute("SELECT meta->'prices'->>'as_of' FROM runs").fetchone() == ("2027-01-01",)
+    assert con.execute("SELECT cost_recomputed_usd FROM runs").fetchone() == (
+        pytest.approx((1000 * 1 + 2000 * 2) / 1e6),
+    )
+    source = con.execute("SELECT meta->'prices'->>'source' FROM runs").fetchone()
+    assert source is not None and str(source[0]).endswith("reportgen.toml [prices]")
 
 
 def test_detected_when_the_head_is_all_file_snapshots(tmp_path: Path) -> None:
