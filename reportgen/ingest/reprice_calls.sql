@@ -1,17 +1,19 @@
 -- reprice_calls: what the recomputed cost of each staged run is priced from: its model calls
 --   with tokens, or (a run whose calls carry none) the run's own token totals.
--- Grain: one row per llm step with tokens of a staged run, plus one row per staged run with
---   token totals and no such step (idx NULL).
+-- Grain: one row per step with tokens of a staged run (a model call; mini-swe-agent's steps
+--   are a call and its action in one), plus one row per staged run with token totals and no
+--   such step (idx NULL).
 -- Needs: temp tables stage_runs and stage_steps (reportgen.ingest.loader._load); parameters
 --   none. Read by reportgen.ingest.reprice, which prices the rows in Python (genai-prices).
--- model: the step's action (a model call's action is its model in the session formats), and
+-- model: an llm step's action (a model call's action is its model in the session formats), and
 --   the run's meta.model (else the first of meta.models, else meta.agent_llm: tau2-bench) to
 --   try when the action is no known model.
 WITH calls AS (
-    SELECT s.run_id, s.idx, s.action, s.tokens_in, s.tokens_out, s.cache_read_tokens,
+    SELECT s.run_id, s.idx, CASE WHEN s.type = 'llm' THEN s.action END AS action,
+        s.tokens_in, s.tokens_out, s.cache_read_tokens,
         s.cache_write_tokens, s.started_at
     FROM stage_steps AS s
-    WHERE s.type = 'llm' AND (s.tokens_in IS NOT NULL OR s.tokens_out IS NOT NULL)
+    WHERE s.tokens_in IS NOT NULL OR s.tokens_out IS NOT NULL
 ),
 runs AS (
     SELECT run_id, tokens_in, tokens_out, cache_read_tokens, cache_write_tokens, started_at,

@@ -247,6 +247,7 @@ def _agent_step(
         tokens_out=count(metrics.get("completion_tokens")),
         cost_usd=amount(metrics.get("cost_usd")),
         started_at=step.get("timestamp") if isinstance(step.get("timestamp"), str) else None,
+        cache_read=count(metrics.get("cached_tokens")),
     )
     for result in loose:
         _link(walk, result, llm)
@@ -417,6 +418,7 @@ def _run(rows: Collector, chain: list[Part]) -> None:
         tokens_out=_total(count(f.get("total_completion_tokens")) for f in finals),
         cost_usd=_total(amount(f.get("total_cost_usd")) for f in finals),
         latency_ms=latency(walk),
+        cache_read=_total(count(f.get("total_cached_tokens")) for f in finals),
         meta=run_meta(document, walk, embedded)
         | {
             "cached_tokens": _total(count(f.get("total_cached_tokens")) for f in finals),
@@ -572,6 +574,7 @@ def emit_subagents(
             tokens_out=count(final.get("total_completion_tokens")),
             cost_usd=amount(final.get("total_cost_usd")),
             latency_ms=latency(walk),
+            cache_read=count(final.get("total_cached_tokens")),
             meta=run_meta(document, walk, grandchildren)
             | {
                 "cached_tokens": count(final.get("total_cached_tokens")),

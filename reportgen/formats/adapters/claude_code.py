@@ -13,7 +13,8 @@ that are skipped.
   over; its usage is counted once, from its last record. Each ``tool_use`` block is a ``tool``
   step under that turn, joined to its ``tool_result`` by ``tool_use_id``.
 - tokens_in = input + cache-creation + cache-read tokens (the whole prompt), tokens_out =
-  output tokens; the cache parts are kept apart in the step output and the run meta. Cost
+  output tokens; the cache parts are the step's cache_read_tokens / cache_write_tokens (and
+  kept in the step output and the run meta). Cost
   from the model's price (``reportgen.formats.pricing``); unknown model = unknown cost.
 - Errors: ``tool_result.is_error`` (and an interrupted Bash) -> the tool step is ``error``;
   ``[Request interrupted by user...]`` -> an ``interrupt`` step (``error``); ``system``
@@ -525,6 +526,7 @@ def _assistant(
         parts = [u["input"], u["cache_write"], u["cache_read"]]
         step.tokens_in = sum(p or 0 for p in parts) if any(p is not None for p in parts) else None
         step.tokens_out = u["output"]
+        step.cache_read, step.cache_write = u["cache_read"], u["cache_write"]
         price = prices.price(step.model)
         if price is not None:
             step.cost_usd = price.cost(u["input"], u["output"], u["cache_write"], u["cache_read"])

@@ -387,6 +387,8 @@ def _build(
             turn = _Step("llm", model or "model", started_at=started, usage=usage)
             turn.tokens_in = usage["input"]
             turn.tokens_out = usage["output"]
+            turn.cache_read = usage["cached_input"]
+            turn.reasoning = usage["reasoning_output"]
             turn.output = {"text": "\n".join(texts)} if texts else {}
             turn.output["usage"] = usage
             price = prices.price(model)

@@ -6,8 +6,8 @@ repeating an earlier id replaces it).
 - A session is a run (run id = ``sessionId``); label = the model most replies used, suite =
   ``gemini-cli/<first 12 of projectHash>``, task = a hash of the first user message.
 - A ``gemini`` (legacy ``model``) message -> an ``llm`` step (action = model): tokens_in =
-  ``tokens.input`` (the cached part included, kept apart in the step output), tokens_out =
-  ``output + thoughts`` (thinking is billed as output). Each ``toolCalls[]`` entry -> a
+  ``tokens.input`` (the cached part included: cache_read_tokens), tokens_out =
+  ``output + thoughts`` (thinking is billed as output; thoughts: reasoning_tokens). Each ``toolCalls[]`` entry -> a
   ``tool`` step under it (name, ``args``, the ``functionResponse`` output); ``status``
   ``error`` -> ``error``, ``cancelled`` (or any status other than ``success``) -> abandoned.
   An ``error`` message -> an ``error`` step; ``user`` and ``info`` messages are not steps.
@@ -180,6 +180,8 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
                 cost_usd=cost,
                 latency_ms=latency,
                 started_at=started,
+                cache_read=None if usage is None else usage["cached"],
+                reasoning=None if usage is None else usage["thoughts"],
             )
             calls = message.get("toolCalls") or []
             if not isinstance(calls, list):

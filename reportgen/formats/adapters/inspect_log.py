@@ -177,6 +177,9 @@ def _event_steps(rows: Collector, events: list[Any], resolve: Callable[[str], st
                 tokens_out=count(usage.get("output_tokens")),
                 latency_ms=latency,
                 started_at=stamp,
+                cache_read=count(usage.get("input_tokens_cache_read")),
+                cache_write=count(usage.get("input_tokens_cache_write")),
+                reasoning=count(usage.get("reasoning_tokens")),
             )
         elif kind == "tool":
             error = event.get("error")
@@ -283,6 +286,9 @@ def _log(
             success=False if failed else (None if reward is None else reward >= 1),
             tokens_in=_sum(count(u.get("input_tokens")) for u in models),
             tokens_out=_sum(count(u.get("output_tokens")) for u in models),
+            cache_read=_sum(count(u.get("input_tokens_cache_read")) for u in models),
+            cache_write=_sum(count(u.get("input_tokens_cache_write")) for u in models),
+            reasoning=_sum(count(u.get("reasoning_tokens")) for u in models),
             latency_ms=None if working is None else working * 1000.0,
             meta={
                 "eval_id": spec.get("eval_id"),

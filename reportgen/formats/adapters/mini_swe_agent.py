@@ -180,6 +180,9 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             tokens_out=count(usage.get("completion_tokens")),
             cost_usd=amount(usage.get("cost")),
             started_at=started_at,
+            cache_read=count(_detail(usage, "prompt_tokens_details", "cached_tokens")),
+            cache_write=count(usage.get("cache_creation_input_tokens")),
+            reasoning=count(_detail(usage, "completion_tokens_details", "reasoning_tokens")),
         )
     stats = model_stats(info.get("model_stats"))
     report = find_report(source.path, instance)
@@ -208,3 +211,9 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             ),
         },
     )
+
+
+def _detail(usage: dict[str, Any], block: str, key: str) -> Any:
+    """``usage[block][key]`` of an OpenAI-style usage (litellm), or None."""
+    details = usage.get(block)
+    return details.get(key) if isinstance(details, dict) else None

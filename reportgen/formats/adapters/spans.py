@@ -88,6 +88,23 @@ _TOKENS_OUT = (
     "ai.usage.outputTokens",
     "ai.usage.completionTokens",
 )
+#: Of the prompt tokens, read from / written to the prompt cache; of the output, reasoning.
+_CACHE_READ = (
+    "gen_ai.usage.cache_read.input_tokens",
+    "gen_ai.usage.cache_read_input_tokens",
+    "llm.token_count.prompt_details.cache_read",
+    "ai.usage.cachedInputTokens",
+)
+_CACHE_WRITE = (
+    "gen_ai.usage.cache_creation.input_tokens",
+    "gen_ai.usage.cache_creation_input_tokens",
+    "llm.token_count.prompt_details.cache_write",
+)
+_REASONING = (
+    "gen_ai.usage.reasoning.output_tokens",
+    "llm.token_count.completion_details.reasoning",
+    "ai.usage.reasoningTokens",
+)
 
 
 @dataclass
@@ -250,6 +267,9 @@ def add_trace(rows: Collector, spans: list[Span]) -> dict[str, Any]:
             started_at=iso_from_epoch(span.start),
             parent=index.get(span.parent_id) if span.parent_id is not None else None,
             error=span.status_message if failed else None,
+            cache_read=count(_first(attrs, _CACHE_READ)) if own else None,
+            cache_write=count(_first(attrs, _CACHE_WRITE)) if own else None,
+            reasoning=count(_first(attrs, _REASONING)) if own else None,
         )
     starts = [s.start for s in ordered if s.start is not None]
     ends = [s.end for s in ordered if s.end is not None]
