@@ -9,8 +9,8 @@ repeating an earlier id replaces it).
   ``tokens.input`` (the cached part included: cache_read_tokens), tokens_out =
   ``output + thoughts`` (thinking is billed as output; thoughts: reasoning_tokens). Each
   ``toolCalls[]`` entry -> a ``tool`` step under it (name, ``args``, the ``functionResponse``
-  output); ``status`` ``error`` -> ``error``, ``cancelled`` (or any status other than ``success``) -> abandoned.
-  An ``error`` message -> an ``error`` step; ``user`` and ``info`` messages are not steps.
+  output); ``status`` ``error`` -> ``error``, ``cancelled`` (or any status other than
+  ``success``) -> abandoned. An ``error`` message -> an ``error`` step; ``user`` and ``info`` messages are not steps.
 - Cost from the model's price (cached input at the cached rate)."""
 
 from __future__ import annotations
