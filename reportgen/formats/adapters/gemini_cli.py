@@ -10,7 +10,8 @@ repeating an earlier id replaces it).
   ``output + thoughts`` (thinking is billed as output; thoughts: reasoning_tokens). Each
   ``toolCalls[]`` entry -> a ``tool`` step under it (name, ``args``, the ``functionResponse``
   output); ``status`` ``error`` -> ``error``, ``cancelled`` (or any status other than
-  ``success``) -> abandoned. An ``error`` message -> an ``error`` step; ``user`` and ``info`` messages are not steps.
+  ``success``) -> abandoned. An ``error`` message -> an ``error`` step; ``user`` and ``info``
+  messages are not steps.
 - Cost from the model's price (cached input at the cached rate)."""
 
 from __future__ import annotations

@@ -30,12 +30,12 @@ SELECT
     CASE WHEN rg_absent(r.tokens_out) THEN NULL ELSE CAST(r.tokens_out AS BIGINT) END AS tokens_out,
     CASE WHEN rg_absent(r.cost_usd) THEN NULL ELSE CAST(r.cost_usd AS DOUBLE) END AS cost_usd,
     CASE WHEN rg_absent(r.latency_ms) THEN NULL ELSE CAST(r.latency_ms AS DOUBLE) END AS latency_ms,
-    CASE WHEN rg_absent(r.cache_read_tokens) THEN NULL ELSE CAST(r.cache_read_tokens AS BIGINT) END
-        AS cache_read_tokens,
-    CASE WHEN rg_absent(r.cache_write_tokens) THEN NULL ELSE CAST(r.cache_write_tokens AS BIGINT) END
-        AS cache_write_tokens,
-    CASE WHEN rg_absent(r.reasoning_tokens) THEN NULL ELSE CAST(r.reasoning_tokens AS BIGINT) END
-        AS reasoning_tokens,
+    CASE WHEN rg_absent(r.cache_read_tokens) THEN NULL
+        ELSE CAST(r.cache_read_tokens AS BIGINT) END AS cache_read_tokens,
+    CASE WHEN rg_absent(r.cache_write_tokens) THEN NULL
+        ELSE CAST(r.cache_write_tokens AS BIGINT) END AS cache_write_tokens,
+    CASE WHEN rg_absent(r.reasoning_tokens) THEN NULL
+        ELSE CAST(r.reasoning_tokens AS BIGINT) END AS reasoning_tokens,
     CAST(CASE WHEN r.typed THEN coalesce(t.n, 0) ELSE len(r.steps) END AS INTEGER) AS n_steps,
     'trace-v1' AS format,
     f.display_path AS source_file,
