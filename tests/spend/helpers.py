@@ -37,15 +37,19 @@ def llm(
     model: str = "m-1",
     cache_write: int | None = None,
     latency: int = 0,
+    cache_in_output: bool = False,
 ) -> dict[str, Any]:
-    """A model call step."""
+    """A model call step; ``cache_write`` in its cache_write_tokens field, or (as the
+    adapters wrote it before that column) in its output's usage."""
     step: dict[str, Any] = {"type": "llm", "action": model, "status": "ok",
                             "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost,
                             "latency_ms": latency}  # fmt: skip
     if at is not None:
         step["started_at"] = at
-    if cache_write is not None:
+    if cache_write is not None and cache_in_output:
         step["output"] = {"usage": {"cache_write": cache_write}}
+    elif cache_write is not None:
+        step["cache_write_tokens"] = cache_write
     return step
 
 

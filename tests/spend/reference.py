@@ -136,7 +136,9 @@ def findings(steps: list[Step], options: SpendOptions) -> list[Found]:
             out.append(
                 ("long_context", k, None, excess, None if cost is None else cost * excess / total)
             )
-        cw = ((s.get("output") or {}).get("usage") or {}).get("cache_write")
+        cw = s.get("cache_write_tokens")
+        if cw is None:
+            cw = ((s.get("output") or {}).get("usage") or {}).get("cache_write")
         if pos == 0 or not cw:
             continue
         prev = steps[llms[pos - 1]]

@@ -98,15 +98,22 @@ def test_failed_retry_with_the_same_input(tmp_path: Path) -> None:
     ]
 
 
-def test_cache_rebuilt_after_a_pause(tmp_path: Path) -> None:
+@pytest.mark.parametrize("in_output", [False, True], ids=["column", "output-usage"])
+def test_cache_rebuilt_after_a_pause(tmp_path: Path, in_output: bool) -> None:
+    """Cache writes read from steps.cache_write_tokens, or from the output's usage where an
+    older load kept them only there."""
     # claude-sonnet-4-5: cache write $3.75, read $0.30 per million
     model = "claude-sonnet-4-5"
+    o = in_output
     steps = [
-        llm(1000, at="2026-01-01T00:00:00Z", model=model, cache_write=1000, latency=2000),
-        llm(1000, at="2026-01-01T00:05:02Z", model=model, cache_write=4000),  # 300 s gap: no
-        llm(1000, at="2026-01-01T00:10:03Z", model=model, cache_write=8000),  # 301 s: yes
-        llm(1000, at="2026-01-01T00:30:00Z", model=model, cache_write=0),
-    ]  # nothing written
+        llm(1000, at="2026-01-01T00:00:00Z", model=model, cache_write=1000, latency=2000,
+            cache_in_output=o),
+        llm(1000, at="2026-01-01T00:05:02Z", model=model, cache_write=4000,
+            cache_in_output=o),  # 300 s gap: no
+        llm(1000, at="2026-01-01T00:10:03Z", model=model, cache_write=8000,
+            cache_in_output=o),  # 301 s: yes
+        llm(1000, at="2026-01-01T00:30:00Z", model=model, cache_write=0, cache_in_output=o),
+    ]  # fmt: skip
     spent = avoidable_spend(archive(tmp_path, {"r": steps})).run("r")
     assert [(f.kind, f.step, f.ref_step, f.tokens) for f in spent.findings] == [
         ("cache_rebuild", 2, 1, 8000)

@@ -1,5 +1,6 @@
 -- spend_steps: the steps of the selected runs with what the avoidable-spend findings read:
---   a known or priced cost, cache tokens, end time, file path, tool kind, attributed tokens/cost.
+--   a known or priced cost, cache-write tokens (steps.cache_write_tokens), end time, file path,
+--   tool kind, attributed tokens/cost.
 -- Grain: one row per step (run_id, idx) of the selected runs.
 -- Needs: archive table steps; temp table spend_runs(run_id) (the selection) and the registered
 --   table spend_prices(model, input, output, cache_write, cache_read), dollars per million
@@ -36,9 +37,10 @@ WITH kinds AS (
         CASE WHEN s.tokens_in IS NOT NULL OR s.tokens_out IS NOT NULL
             THEN coalesce(s.tokens_in, 0) + coalesce(s.tokens_out, 0)
         END AS tokens,
-        CASE WHEN s.type = 'llm'
-            THEN TRY_CAST(json_extract_string(s.output, '$.usage.cache_write') AS BIGINT)
-        END AS cache_write,
+        CASE WHEN s.type = 'llm' THEN coalesce(  -- the output's usage: archives before the column
+            s.cache_write_tokens,
+            TRY_CAST(json_extract_string(s.output, '$.usage.cache_write') AS BIGINT)
+        ) END AS cache_write,
         p.cache_write AS cache_write_rate,
         p.cache_read AS cache_read_rate,
         CASE WHEN s.signature IS NULL THEN hash(s.type, s.action, list_sort(s.input_keys))
