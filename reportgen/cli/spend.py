@@ -49,7 +49,8 @@ def spend(
 ) -> None:
     """Avoidable spend: repeated identical calls, unchanged files read again, retries of a
     failed call, the prompt cache rebuilt after a pause, very long prompts, expensive
-    sub-agents; per run and per suite, with tokens and USD."""
+    sub-agents; per run and per suite, with tokens and USD. Then, per suite, the cost the
+    traces report beside the cost recomputed from their tokens and model prices."""
     from reportgen.archive import connect
     from reportgen.cli.output import out, print_json
     from reportgen.spend import SpendOptions, avoidable_spend
@@ -82,3 +83,5 @@ def spend(
         )
     if not report.runs:
         console.print("no avoidable spend found", markup=False)
+    for costs in report.costs.values():
+        console.print(f"suite {costs.suite} cost: {costs.summary()}", markup=False)

@@ -99,6 +99,51 @@ class SuiteSpend:
     n_unknown: int
 
 
+@dataclass(frozen=True)
+class SuiteCosts:
+    """A suite's cost as its traces report it beside the cost recomputed at ingest, summed over
+    the ``n_compared`` of its ``n_runs`` runs where both are known; ``recomputed_all`` sums
+    the recomputed cost of its ``n_recomputed`` runs that have one."""
+
+    suite: str
+    n_runs: int
+    n_compared: int
+    reported_usd: float
+    recomputed_usd: float
+    n_recomputed: int
+    recomputed_all_usd: float
+
+    @property
+    def difference_pct(self) -> float | None:
+        """How far the recomputed sum is above (+) or below the reported one, in percent of the
+        reported; None when nothing is compared or the reported sum is 0."""
+        if not self.n_compared or not self.reported_usd:
+            return None
+        return (self.recomputed_usd - self.reported_usd) / self.reported_usd * 100.0
+
+    def summary(self) -> str:
+        """One line: ``recomputed $12.40 vs reported $12.10, +2.5 % (9 of 10 runs)``."""
+        if self.n_compared:
+            pct = self.difference_pct
+            shown = "n/a %" if pct is None else f"{pct:+.1f} %"
+            return (
+                f"recomputed {_dollars(self.recomputed_usd)} vs reported "
+                f"{_dollars(self.reported_usd)}, {shown} ({self.n_compared} of {self.n_runs}"
+                " run(s) with both)"
+            )
+        if self.n_recomputed:
+            return (
+                f"recomputed {_dollars(self.recomputed_all_usd)} ({self.n_recomputed} of "
+                f"{self.n_runs} run(s)); no reported cost to compare"
+            )
+        return f"no cost recomputed ({self.n_runs} run(s): no tokens, or unknown models)"
+
+
+def _dollars(value: float) -> str:
+    """$12.40; four decimals below a dollar ($0.0123)."""
+    return f"${value:,.2f}" if abs(value) >= 1 else f"${value:.4f}"
+
+
 @dataclass
 class SpendReport:
     """Avoidable spend of the selected runs: per run (only runs with findings) and per suite."""
@@ -108,6 +153,7 @@ class SpendReport:
     options: SpendOptions = field(default_factory=SpendOptions)
     prices_as_of: str = ""
     selected: frozenset[str] = frozenset()  # the selected runs the archive holds
+    costs: dict[str, SuiteCosts] = field(default_factory=dict)  # reported vs recomputed
 
     def run(self, run_id: str) -> RunSpend:
         """The spend of ``run_id`` (no findings: an empty one)."""
@@ -128,6 +174,10 @@ class SpendReport:
                 for _, r in sorted(self.runs.items())
             ],
             "suites": [asdict(s) for _, s in sorted(self.suites.items())],
+            "cost_check": [
+                {**asdict(c), "difference_pct": c.difference_pct}
+                for _, c in sorted(self.costs.items())
+            ],
             "total": {
                 "n_findings": sum(r.n_findings for r in self.runs.values()),
                 "tokens": sum(r.tokens for r in self.runs.values()),
@@ -201,6 +251,7 @@ def avoidable_spend(
         )
         totals = con.sql("SELECT * FROM spend_run_totals").fetchall()
         suites = con.sql(load_sql("spend_suite_totals")).fetchall()
+        costs = con.sql(load_sql("spend_cost_check")).fetchall() if findings else []
         selected = con.sql("SELECT run_id FROM spend_runs WHERE selected").fetchall()
     finally:
         con.unregister(_PRICES)
@@ -222,6 +273,11 @@ def avoidable_spend(
         report.suites[suite] = SuiteSpend(
             suite, int(n_runs), int(n_findings), int(tokens or 0), float(cost or 0.0),
             int(n_unknown),
+        )  # fmt: skip
+    for suite, n_runs, n_compared, reported, recomputed, n_recomputed, recomputed_all in costs:
+        report.costs[suite] = SuiteCosts(
+            suite, int(n_runs), int(n_compared), float(reported), float(recomputed),
+            int(n_recomputed), float(recomputed_all),
         )  # fmt: skip
     return report
 
