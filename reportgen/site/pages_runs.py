@@ -51,6 +51,23 @@ def run_view(run: dict[str, Any]) -> dict[str, Any]:
     return view
 
 
+_BREAKDOWN = ("tokens_in", "tokens_out", "cache_read_tokens", "cache_write_tokens",
+              "reasoning_tokens")  # fmt: skip
+
+
+def cost_view(run: dict[str, Any]) -> dict[str, Any]:
+    """The run page's token breakdown (input, output and the cache and reasoning parts; None
+    when the trace does not give one) and its cost as reported beside the recomputed one:
+    ``cost_delta_usd`` and ``cost_delta_pct`` (of the reported), None unless both are known."""
+    view = {k: run.get(k) for k in _BREAKDOWN}
+    reported, recomputed = run.get("cost_usd"), run.get("cost_recomputed_usd")
+    view["cost_recomputed_usd"] = recomputed
+    both = reported is not None and recomputed is not None
+    view["cost_delta_usd"] = recomputed - reported if both else None
+    view["cost_delta_pct"] = (recomputed - reported) / reported * 100 if both and reported else None
+    return view
+
+
 def _related(data: SiteData, run: dict[str, Any]) -> list[Link]:
     """Links from a run page: its task, and each comparison it takes part in."""
     links = [Link(f"All runs of {run['task_id']}", paths.task_path(run["suite"], run["task_id"]))]
@@ -148,7 +165,7 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
     meta, notes = _meta(run["meta"])
     children = sub_runs(data, run)
     family = _family_meta(run)
-    view = run_view(run)
+    view = run_view(run) | cost_view(run)
     trial = f" · trial {run['trial']}" if run["trial"] else ""
     task_href = paths.task_path(run["suite"], run["task_id"])
     return RunPage(
