@@ -60,11 +60,12 @@ def cost_view(run: dict[str, Any]) -> dict[str, Any]:
     when the trace does not give one) and its cost as reported beside the recomputed one:
     ``cost_delta_usd`` and ``cost_delta_pct`` (of the reported), None unless both are known."""
     view = {k: run.get(k) for k in _BREAKDOWN}
-    reported, recomputed = run.get("cost_usd"), run.get("cost_recomputed_usd")
+    reported: float | None = run.get("cost_usd")
+    recomputed: float | None = run.get("cost_recomputed_usd")
     view["cost_recomputed_usd"] = recomputed
-    both = reported is not None and recomputed is not None
-    view["cost_delta_usd"] = recomputed - reported if both else None
-    view["cost_delta_pct"] = (recomputed - reported) / reported * 100 if both and reported else None
+    delta = None if reported is None or recomputed is None else recomputed - reported
+    view["cost_delta_usd"] = delta
+    view["cost_delta_pct"] = delta / reported * 100 if delta is not None and reported else None
     return view
 
 
