@@ -87,3 +87,41 @@ def test_an_archive_made_before_the_columns_gains_them(tmp_path: Path) -> None:
         ).fetchone() == (2,)
     finally:
         con.close()
+
+
+ROWS = (
+    "SELECT s.idx, s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens,"
+    " r.cache_read_tokens, r.reasoning_tokens, r.cost_recomputed_usd"
+    " FROM steps AS s JOIN runs AS r USING (run_id) ORDER BY s.idx"
+)
+
+
+def _rows(db: str | Path) -> list[tuple[object, ...]]:
+    con = connect(db, read_only=True)
+    try:
+        return con.execute(ROWS).fetchall()
+    finally:
+        con.close()
+
+
+def test_parquet_archive_snapshot_and_restore_keep_them(tmp_path: Path) -> None:
+    from reportgen.archive.parquet_convert import convert
+    from reportgen.archive.snapshot import restore_snapshot
+    from reportgen.site import build_site
+
+    extra = {"cache_read_tokens": 60, "cache_write_tokens": 30, "reasoning_tokens": 5}
+    folder = _trace(tmp_path / "c", extra)
+    run = json.loads((folder / "runs.jsonl").read_text())
+    run["meta"] = {"model": "gpt-5"}  # priced: cost_recomputed_usd is known
+    (folder / "runs.jsonl").write_text(json.dumps(run) + "\n")
+    ingest([folder], db=tmp_path / "a.duckdb")
+    expected = _rows(tmp_path / "a.duckdb")
+    assert expected[0][:6] == (0, 60, 30, 5, 7, 3) and expected[0][6] is not None
+    parquet = f"parquet:{tmp_path / 'pq'}"
+    ingest([folder], db=parquet)
+    assert _rows(parquet) == expected
+    convert(parquet, str(tmp_path / "back.duckdb"))
+    assert _rows(tmp_path / "back.duckdb") == expected
+    build_site(tmp_path / "back.duckdb", tmp_path / "site", build_time="2026-11-29T06:00:00Z")
+    restore_snapshot(str(tmp_path / "site"), tmp_path / "restored.duckdb")
+    assert _rows(tmp_path / "restored.duckdb") == expected
