@@ -143,18 +143,20 @@ def _loop_lines(pair: PairRecord) -> list[str]:
 
 #: Most lines and characters per line of one agent text (goal, answer, reason) in --explain.
 TEXT_LINES, TEXT_CHARS = 4, 160
+#: Lines of a scorer's reason shown (a benchmark lists its failed checks one a line).
+SCORER_LINES = 12
 
 
-def _block(label: str, text: str | None) -> list[str]:
+def _block(label: str, text: str | None, most: int = TEXT_LINES) -> list[str]:
     """``label: text`` over a few lines, each further line led by ``  | `` (agent text never
-    starts a line), cut to TEXT_LINES lines of TEXT_CHARS characters."""
+    starts a line), cut to ``most`` lines of TEXT_CHARS characters."""
     if text is None:
         return [f"{label}: none given."]
     lines = [line for line in text.strip().split("\n") if line.strip()] or [""]
-    shown = [cut(line.rstrip(), TEXT_CHARS) for line in lines[:TEXT_LINES]]
+    shown = [cut(line.rstrip(), TEXT_CHARS) for line in lines[:most]]
     out = [f"{label}: {shown[0]}", *(f"  | {line}" for line in shown[1:])]
-    if len(lines) > TEXT_LINES:
-        out.append(f"  | ... {len(lines) - TEXT_LINES} more line(s)")
+    if len(lines) > most:
+        out.append(f"  | ... {len(lines) - most} more line(s)")
     return out
 
 
@@ -174,7 +176,8 @@ def why_lines(why: Why, divergence: bool = True) -> list[str]:
     )
     for name, side in (("baseline", why.baseline), ("candidate", why.candidate)):
         if side.scorer is not None:
-            lines += _block(f"Scorer ({name})", side.scorer)
+            # the scorer's reasons are the why itself (the check that failed comes last)
+            lines += _block(f"Scorer ({name})", side.scorer, SCORER_LINES)
     for name, side in (("baseline", why.baseline), ("candidate", why.candidate)):
         lines += _block(f"Final answer ({name})", side.final_answer)
     answer = why.baseline.final_answer

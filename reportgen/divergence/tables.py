@@ -12,6 +12,7 @@ from reportgen.divergence.compare import Comparison
 from reportgen.divergence.records import PairRecord
 from reportgen.escape import md_code, md_text, term_text
 from reportgen.gating import pair_metrics
+from reportgen.gating.metrics import LABEL_METRICS
 
 #: Pair rows shown at most: at a terminal, and in Markdown (GitHub caps a PR comment at
 #: 65,536 characters and a job summary at 1 MiB). Failed pairs come first; --json has all.
@@ -84,6 +85,10 @@ def paired_by(comparison: Comparison) -> str:
     return f"paired by {', '.join(keys)}" if keys else "two single runs, paired as given"
 
 
+#: Each label metric's short name, as the verdict lines name it ("recovery steps (RSR)").
+_SHORT_NAMES = {m.name: m.label for m in LABEL_METRICS}
+
+
 def findings(comparison: Comparison) -> list[str]:
     """What got worse, gated or not: the label-level regressions and the newly broken tasks
     (so that no report calls a regression a plain pass)."""
@@ -93,7 +98,8 @@ def findings(comparison: Comparison) -> list[str]:
     found = []
     if stats["regressions"]:
         found.append(
-            f"{len(stats['regressions'])} regression(s) ({', '.join(stats['regressions'])})"
+            f"{len(stats['regressions'])} regression(s)"
+            f" ({', '.join(_SHORT_NAMES.get(r, r) for r in stats['regressions'])})"
         )
     broken = stats["tasks"]["newly_broken"]
     if broken:

@@ -107,6 +107,16 @@ def linked(headline: str, links: Sequence[Link], url: Callable[[str], str]) -> M
     return escape(headline[:start]) + anchors + escape(headline[at + len(said) :])
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?")
+
+
+def dates_whole(text: object) -> Markup:
+    """``text`` escaped, each date in it (``2026-11-28``) kept on one line: a heading wraps
+    at its spaces, never inside a date at its hyphens."""
+    escaped = str(escape(str(text)))
+    return Markup(_DATE.sub(lambda m: f'<span class="nowrap">{m.group(0)}</span>', escaped))
+
+
 class Renderer:
     """The configured Jinja environment plus the fingerprint of the shipped front end."""
 
@@ -129,6 +139,7 @@ class Renderer:
         self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
         self.env.filters["wbr"] = wbr
         self.env.filters["linked"] = linked
+        self.env.filters["dates_whole"] = dates_whole
 
     def page_hash(self, page: Page) -> str:
         """A hash of everything a page's bytes depend on: its data and the front end."""

@@ -88,13 +88,31 @@ def _expected(path: Path) -> dict[str, Any]:
     keys = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
     previous: tuple[int, ...] | None = None
     tokens_in = tokens_out = turns = last_counted = 0
+    records = [p for kind, p in items if kind == "token_usage_record"]
+    forked = bool(items and items[0][1].get("forked_from_id"))
+    responses: set[str] = set()
     for position, (kind, p) in enumerate(items):
+        if records:  # newer rollouts: one token_usage_record per model call, once per response
+            if kind != "token_usage_record" or p.get("response_id") in responses:
+                continue
+            responses.add(p.get("response_id"))
+            usage = p["usage"]
+            if any(usage.get(k) for k in keys):
+                turns += 1
+                last_counted = position
+                tokens_in += usage.get("input_tokens") or 0
+                tokens_out += usage.get("output_tokens") or 0
+            continue
         if kind != "event_msg" or p.get("type") != "token_count":
             continue
         info = p.get("info")
         if not isinstance(info, dict):
             continue
-        if isinstance(info.get("total_token_usage"), dict):
+        if forked and previous is None and isinstance(info.get("last_token_usage"), dict):
+            # a fork's first total includes its parent's usage: this call is the last usage
+            previous = tuple(info["total_token_usage"].get(k) or 0 for k in keys)
+            delta = tuple(info["last_token_usage"].get(k) or 0 for k in keys)
+        elif isinstance(info.get("total_token_usage"), dict):
             now = tuple(info["total_token_usage"].get(k) or 0 for k in keys)
             delta = (
                 now

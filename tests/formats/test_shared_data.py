@@ -27,6 +27,7 @@ EXPECTED = {
     "mini-swe-agent": "mini-swe-agent",
     "openai-agents": "openai-agents",
     "otel-genai": "otel",
+    "otel-genai-2026": "otel",
     "swe-agent": "swe-agent",
     "swe-bench-experiments": "swe-bench-submission",
     "swe-bench-harness": "swe-bench-harness",

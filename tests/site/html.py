@@ -18,10 +18,12 @@ class Element:
     parent: Element | None = None
     children: list[Element] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    content: list[str | Element] = field(default_factory=list)  # texts and children, in order
 
     @property
     def text(self) -> str:
-        return "".join(self.texts) + "".join(c.text for c in self.children)
+        """The element's text in document order (its own texts and its children's)."""
+        return "".join(c if isinstance(c, str) else c.text for c in self.content)
 
     @property
     def classes(self) -> set[str]:
@@ -63,11 +65,14 @@ class _Builder(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         el = Element(tag, {k: v or "" for k, v in attrs}, self.current)
         self.current.children.append(el)
+        self.current.content.append(el)
         if tag not in VOID:
             self.current = el
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.current.children.append(Element(tag, {k: v or "" for k, v in attrs}, self.current))
+        el = Element(tag, {k: v or "" for k, v in attrs}, self.current)
+        self.current.children.append(el)
+        self.current.content.append(el)
 
     def handle_endtag(self, tag: str) -> None:
         node: Element | None = self.current
@@ -78,6 +83,7 @@ class _Builder(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         self.current.texts.append(data)
+        self.current.content.append(data)
 
 
 def parse(source: str | Path) -> Element:

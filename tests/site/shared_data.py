@@ -11,11 +11,9 @@ DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 # this list when an adapter reads it; any other folder that fails to load fails the test.
 NOT_YET_READ = frozenset(
     {
-        "codex-cli/token-usage-record",
         "copilot-cli",
         "inspect-scout",
         "openhands-sdk",
-        "otel-genai-2026",
     }
 )
 

@@ -22,7 +22,15 @@ command ends, errors, ...). Unknown record kinds are skipped.
   text as output. Events repeating the same total add nothing. tokens_in = input tokens
   (cached ones included), tokens_out = output tokens; ``cached_input_tokens`` is kept in the
   step output and run meta. A file without token events has unknown (NULL) tokens and cost:
-  its assistant messages become ``llm`` steps without usage."""
+  its assistant messages become ``llm`` steps without usage.
+- Newer rollouts (0.17x) write a ``token_usage_record`` line per model call (``usage`` of that
+  call, ``response_id``): where a file has them they close the model calls instead of
+  ``token_count``, each ``response_id`` counted once (a resume repeating one adds nothing).
+- Forks (``session_meta.forked_from_id``): the parent's usage is the parent's run's. A fork's
+  cumulative totals start from its parent's, so its first ``token_count`` counts
+  ``last_token_usage``; records copied from the parent (``ordinal`` below
+  ``forked_from_ordinal_exclusive``) are skipped; and a fork loaded with its parent drops the
+  steps repeating the parent's (same ``call_id`` / ``response_id``)."""
 
 from __future__ import annotations
 
@@ -93,6 +101,10 @@ class CodexCli:
                 if found is not None:
                     found.meta["parent_run_id"] = run.run_id
                     found.meta["parent_step"] = child["step"]
+        for run in runs:  # a fork loaded with its parent: the records it repeats count once
+            parent = by_id.get(str(run.meta.get("forked_from_id") or ""))
+            if parent is not None and parent is not run:
+                _drop_repeats(run, parent)
         used: set[str] = set()
         for run in runs:
             if run.run_id in used:
@@ -105,6 +117,7 @@ class CodexCli:
 @dataclass
 class _Step(SessionStep):
     call_id: str | None = None
+    response_id: str | None = None
     usage: dict[str, int] | None = None
 
 
@@ -172,8 +185,11 @@ class _Run:
 
 
 def _lines(source: SourceFile) -> list[tuple[int, str | None, str, dict[str, Any]]]:
-    """(line, timestamp, type, payload) of every record."""
+    """(line, timestamp, type, payload) of every record the rollout adds: a forked rollout's
+    copy of its parent's records (``ordinal`` below the ``forked_from_ordinal_exclusive`` of
+    its ``session_meta``) is left out."""
     out: list[tuple[int, str | None, str, dict[str, Any]]] = []
+    ordinals: list[Any] = []
     for number, record in parse_objects(source, WHAT):
         payload = record.get("payload")
         if payload is None:
@@ -184,7 +200,24 @@ def _lines(source: SourceFile) -> list[tuple[int, str | None, str, dict[str, Any
         out.append(
             (number, stamp if isinstance(stamp, str) else None, str(record.get("type")), payload)
         )
-    return out
+        ordinals.append(record.get("ordinal"))
+    fork_at = next(
+        (
+            p.get("forked_from_ordinal_exclusive")
+            for _, _, kind, p in out
+            if kind == "session_meta" and p.get("forked_from_id")
+        ),
+        None,
+    )
+    if not isinstance(fork_at, int) or isinstance(fork_at, bool):
+        fork_at = None
+    if fork_at is None:
+        return out
+    return [  # the parent's records, counted in the parent's run, are left out
+        line
+        for line, ordinal in zip(out, ordinals, strict=True)
+        if line[2] == "session_meta" or not isinstance(ordinal, int) or ordinal >= fork_at
+    ]
 
 
 def _text(content: Any) -> str:
@@ -249,6 +282,72 @@ def _usage(block: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def _drop_repeats(run: _Run, parent: _Run) -> None:
+    """Drop the steps of a forked ``run`` that repeat its ``parent``'s (the same tool
+    ``call_id`` or model ``response_id``); a kept step whose parent step was dropped
+    becomes top level."""
+    keys = {s.call_id for s in parent.steps if s.call_id}
+    keys |= {s.response_id for s in parent.steps if s.response_id}
+    dropped = {id(s) for s in run.steps if (s.call_id or s.response_id) in keys}
+    if not dropped:
+        return
+    run.steps = [s for s in run.steps if id(s) not in dropped]
+    for step in run.steps:
+        if step.parent is not None and id(step.parent) in dropped:
+            step.parent = None
+
+
+def _record_usage(payload: dict[str, Any]) -> dict[str, int] | None:
+    """The usage of the one model call a ``token_usage_record`` line reports (its ``usage``;
+    ``turn_token_usage`` / ``thread_token_usage`` are running totals, not read)."""
+    usage = payload.get("usage")
+    return _usage(usage) if isinstance(usage, dict) else None
+
+
+def _fork_first_usage(info: Any) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+    """A forked rollout's first ``token_count``: its cumulative total starts from the parent's
+    (counted in the parent's run), so the call's usage is ``last_token_usage``."""
+    if not isinstance(info, dict) or not isinstance(info.get("total_token_usage"), dict):
+        return usage_delta(info, None)
+    last = info.get("last_token_usage")
+    return (_usage(last) if isinstance(last, dict) else None), _usage(info["total_token_usage"])
+
+
+def _close_call(
+    run: _Run,
+    usage: dict[str, int],
+    model: str | None,
+    started: str | None,
+    window: list[_Step],
+    texts: list[str],
+    prices: PriceTable,
+) -> _Step:
+    """An ``llm`` step for the model call whose usage was just reported, placed before the
+    tool calls it made (``window``, their parent), the assistant text since the last call
+    its output."""
+    run.usage_known = True
+    turn = _Step("llm", model or "model", started_at=started, usage=usage)
+    turn.tokens_in = usage["input"]
+    turn.tokens_out = usage["output"]
+    turn.cache_read = usage["cached_input"]
+    turn.reasoning = usage["reasoning_output"]
+    turn.output = {"text": "\n".join(texts)} if texts else {}
+    turn.output["usage"] = usage
+    price = prices.price(model)
+    if price is not None:
+        fresh = max(usage["input"] - usage["cached_input"], 0)
+        turn.cost_usd = price.cost(fresh, usage["output"], 0, usage["cached_input"])
+    elif model:
+        run.unpriced.add(model)
+    if model:
+        run.models[model] += 1
+    at = run.steps.index(window[0]) if window else len(run.steps)
+    run.steps.insert(at, turn)
+    for step in window:
+        step.parent = turn
+    return turn
+
+
 def _parse(source: SourceFile, prices: PriceTable) -> _Run:
     records = _lines(source)
     meta_payload = next((p for _, _, kind, p in records if kind == "session_meta"), None)
@@ -304,7 +403,10 @@ def _build(
     prices: PriceTable,
 ) -> None:
     model: str | None = None
-    window: list[_Step] = []  # tool calls since the last token_count
+    by_record = any(kind == "token_usage_record" for _, _, kind, _ in records)
+    forked = bool(run.meta.get("forked_from_id"))
+    counted: set[str] = set()  # response ids of the token_usage_record lines counted
+    window: list[_Step] = []  # tool calls since the last model call closed
     texts: list[str] = []
     pending: dict[str, deque[_Step]] = {}
     total: dict[str, int] | None = None
@@ -379,30 +481,22 @@ def _build(
                 step.status = "error"
             if code is not None:
                 step.output = {"exit_code": code, "output": step.output}
-        elif kind == "event_msg" and ptype == "token_count":
-            usage, total = usage_delta(p.get("info"), total)
+        elif kind == "token_usage_record" or (
+            kind == "event_msg" and ptype == "token_count" and not by_record
+        ):
+            if kind == "token_usage_record":
+                usage, key = _record_usage(p), str(p.get("response_id") or "")
+                if key and key in counted:  # a resumed rollout repeating an earlier record
+                    continue
+                counted.add(key)
+            elif forked and total is None:  # the fork's totals carry its parent's usage
+                usage, total = _fork_first_usage(p.get("info"))
+            else:
+                usage, total = usage_delta(p.get("info"), total)
             if usage is None or not any(usage.values()):
                 continue
-            run.usage_known = True
-            turn = _Step("llm", model or "model", started_at=started, usage=usage)
-            turn.tokens_in = usage["input"]
-            turn.tokens_out = usage["output"]
-            turn.cache_read = usage["cached_input"]
-            turn.reasoning = usage["reasoning_output"]
-            turn.output = {"text": "\n".join(texts)} if texts else {}
-            turn.output["usage"] = usage
-            price = prices.price(model)
-            if price is not None:
-                fresh = max(usage["input"] - usage["cached_input"], 0)
-                turn.cost_usd = price.cost(fresh, usage["output"], 0, usage["cached_input"])
-            elif model:
-                run.unpriced.add(model)
-            if model:
-                run.models[model] += 1
-            at = run.steps.index(window[0]) if window else len(run.steps)
-            run.steps.insert(at, turn)
-            for step in window:
-                step.parent = turn
+            turn = _close_call(run, usage, model, started, window, texts, prices)
+            turn.response_id = str(p.get("response_id") or "") or None
             window, texts = [], []
         elif kind == "event_msg" and ptype == "error":
             run.steps.append(

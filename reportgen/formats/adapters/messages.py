@@ -113,7 +113,7 @@ def final_text(value: Any) -> str | None:
             return content_text(message.get("content"))
         if isinstance(parsed.get("text"), str):
             return parsed["text"] or None
-        if "content" in parsed and len(parsed) <= 3:
+        if "content" in parsed and (len(parsed) <= 3 or parsed.get("role") == "assistant"):
             return content_text(parsed.get("content"))
         return value if isinstance(value, str) else json.dumps(parsed, ensure_ascii=False)
     if isinstance(parsed, list):

@@ -8,7 +8,19 @@
   ``ReadableSpan`` form with ``spanContext`` and ``[seconds, nanos]`` times);
 - a single span's attribute dictionary (one run of one step).
 
-Spans are grouped into runs by trace id; see ``spans.py`` for the span -> step mapping."""
+- OTLP/JSON log records (``{"resourceLogs": [...]}``), the GenAI events instrumentations
+  emit as logs (``eventName`` ``gen_ai.user.message``, ``gen_ai.choice``, ...): they hold no
+  spans (no run of their own) and join the span their ``traceId``/``spanId`` name, in any file
+  of the same load (see ``otel_dialects.py`` for events, MLflow spans and dual
+  instrumentation).
+
+Spans are grouped into runs by trace id, except that the traces of one session are one run:
+traces whose root (else any span) carries the same ``session.id`` (else
+``gen_ai.conversation.id``), as Claude Code and agent loops write one trace per user turn,
+become one run (id = the session id), the turns' steps in start order. A run whose last
+trace's root failed with an ``error.type`` / status naming an infrastructure error (rate
+limit, overloaded API, auth, network...) gets ``meta.error_kind`` / ``error_reason``. See
+``spans.py`` for the span -> step mapping."""
 
 from __future__ import annotations
 
@@ -20,13 +32,19 @@ from typing import Any
 
 import duckdb
 
+from reportgen.formats.adapters.infra import api_error_meta
+from reportgen.formats.adapters.otel_dialects import (
+    follow_events,
+    from_mlflow,
+    merge_duplicate_calls,
+)
 from reportgen.formats.adapters.rows import (
     Collector,
+    explained,
     parse_document,
     parse_lines,
     require,
     stable_id,
-    stage_each,
 )
 from reportgen.formats.adapters.spans import Span, add_trace
 from reportgen.formats.adapters.why import why
@@ -35,6 +53,8 @@ from reportgen.formats.source import SourceFile
 
 WHAT = "OpenTelemetry spans (OTLP/JSON resourceSpans, an SDK span dump, or span attributes)"
 _OTLP = Marked(rb'"resourceSpans"\s*:', b'"resourceSpans"')
+_LOGS = Marked(rb'"resourceLogs"\s*:', b'"resourceLogs"')
+_SESSION_KEYS = ("session.id", "gen_ai.conversation.id")
 _DUMP = Marked(rb'"spans"\s*:\s*\[')
 _SPAN_LIST = re.compile(rb"^\s*\[\s*\{")
 _SPAN_KEYS = re.compile(rb'"spanContext"\s*:|"context"\s*:\s*\{\s*"trace_id"|"span_id"\s*:')
@@ -48,13 +68,14 @@ class OtelSpans:
     name = "otel"
     description = "OpenTelemetry GenAI / OpenInference spans (OTLP/JSON or SDK dumps)"
     maps = (
-        "a trace id -> a run; a span -> a step (gen_ai.operation.name / openinference.span.kind "
+        "a trace id (or the traces of one session.id / gen_ai.conversation.id) -> a run; "
+        "a span -> a step (gen_ai.operation.name / openinference.span.kind "
         "-> llm|tool|agent|chain, parent span -> parent); span status ERROR -> error"
     )
 
     def detect(self, source: SourceFile) -> bool:
         head = source.head
-        if _OTLP.search(head):
+        if _OTLP.search(head) or _LOGS.search(head):
             return True
         if _DUMP.search(head) and (_GENAI.search(head) or _SPAN_KEYS.search(head)):
             return True
@@ -68,7 +89,17 @@ class OtelSpans:
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
     ) -> None:
-        stage_each(con, sources, self.name, WHAT, _parse)
+        rows = Collector(self.name)
+        parsed: list[tuple[SourceFile, list[Span], Any]] = []
+        logged: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for source in sources:
+            with explained(source, WHAT):
+                spans, final = _read(source, logged)
+                parsed.append((source, spans, final))
+        for source, spans, final in parsed:
+            with explained(source, WHAT):
+                _runs(rows, source, spans, final, logged)
+        rows.flush(con)
 
 
 def _is_attribute_map(record: dict[str, Any]) -> bool:
@@ -134,6 +165,34 @@ def _id(value: Any) -> str | None:
     return str(value)
 
 
+def _events(raw: Any) -> list[dict[str, Any]]:
+    """A span's events as ``{name, attributes}``."""
+    if not isinstance(raw, list):
+        return []
+    return [
+        {"name": e.get("name"), "attributes": attributes(e.get("attributes"))}
+        for e in raw
+        if isinstance(e, dict)
+    ]
+
+
+def _otlp_logs(
+    document: dict[str, Any], logged: dict[tuple[str, str], list[dict[str, Any]]]
+) -> None:
+    """The log records of an OTLP/JSON logs request, as events of the span each names."""
+    for resource in document.get("resourceLogs") or []:
+        for scope in (resource or {}).get("scopeLogs") or []:
+            for record in (scope or {}).get("logRecords") or []:
+                if not isinstance(record, dict) or not record.get("spanId"):
+                    continue
+                attrs = attributes(record.get("attributes"))
+                name = record.get("eventName") or attrs.get("event.name")
+                key = (str(record.get("traceId") or ""), str(record["spanId"]))
+                logged[key].append(
+                    {"name": name, "attributes": attrs, "body": any_value(record.get("body"))}
+                )
+
+
 def _otlp_span(raw: dict[str, Any]) -> Span:
     status = raw.get("status") or {}
     return Span(
@@ -146,6 +205,7 @@ def _otlp_span(raw: dict[str, Any]) -> Span:
         attributes=attributes(raw.get("attributes")),
         error=status.get("code") in _ERROR_CODES,
         status_message=status.get("message"),
+        events=_events(raw.get("events")),
     )
 
 
@@ -172,6 +232,7 @@ def _sdk_span(raw: dict[str, Any]) -> Span:
         attributes=attributes(raw.get("attributes")),
         error=code in _ERROR_CODES or str(code).upper().endswith("ERROR"),
         status_message=status.get("description") or status.get("message"),
+        events=_events(raw.get("events")),
     )
 
 
@@ -223,31 +284,90 @@ def _final(final: Any) -> str | None:
     return json.dumps(final, ensure_ascii=False) if isinstance(final, (dict, list)) else None
 
 
-def _parse(rows: Collector, source: SourceFile) -> None:
-    if source.lines:
-        spans: list[Span] = []
-        for _, document in parse_lines(source, WHAT):
-            spans.extend(_spans(document, source)[0])
-        final = None
-    else:
-        spans, final = _spans(parse_document(source, WHAT), source)
+def _read(
+    source: SourceFile, logged: dict[tuple[str, str], list[dict[str, Any]]]
+) -> tuple[list[Span], Any]:
+    """A file's spans and final output; its log records go to ``logged``."""
+    documents = (
+        [d for _, d in parse_lines(source, WHAT)]
+        if source.lines
+        else [parse_document(source, WHAT)]
+    )
+    spans: list[Span] = []
+    final = None
+    for document in documents:
+        if (
+            isinstance(document, dict)
+            and "resourceLogs" in document
+            and "resourceSpans" not in document
+        ):
+            _otlp_logs(document, logged)
+            continue
+        found, final = _spans(document, source)
+        spans.extend(found)
+    return spans, (final if len(documents) == 1 else None)
+
+
+def _session(members: list[Span]) -> str | None:
+    """The session a trace belongs to: its root's session attribute, else any span's."""
+    ids = {s.span_id for s in members}
+    roots = [s for s in members if s.parent_id not in ids]
+    for group in (roots, members):
+        for key in _SESSION_KEYS:
+            for span in group:
+                value = span.attributes.get(key)
+                if isinstance(value, (str, int)) and str(value):
+                    return str(value)
+    return None
+
+
+def _runs(
+    rows: Collector,
+    source: SourceFile,
+    spans: list[Span],
+    final: Any,
+    logged: dict[tuple[str, str], list[dict[str, Any]]],
+) -> None:
     traces: dict[str, list[Span]] = defaultdict(list)
     for span in spans:
+        span.events.extend(logged.get((span.trace_id, span.span_id), ()))
+        follow_events(span)
+        from_mlflow(span)
         traces[span.trace_id].append(span)
-    for position, (trace_id, members) in enumerate(traces.items()):
-        rows.begin(trace_id or stable_id(source, source.path.name.split(".")[0], position))
-        facts = add_trace(rows, members)
-        task = facts["agent"] or facts["root_name"] or source.path.name.split(".")[0]
+    runs: dict[str, list[list[Span]]] = {}
+    for trace_id, members in traces.items():
+        session = _session(members)
+        runs.setdefault(f"session:{session}" if session else f"trace:{trace_id}", []).append(
+            merge_duplicate_calls(members)
+        )
+    for position, (key, turns) in enumerate(runs.items()):
+        turns.sort(key=lambda t: min((s.start for s in t if s.start is not None), default=0.0))
+        trace_id = turns[0][0].trace_id if turns[0] else ""
+        session = key.removeprefix("session:") if key.startswith("session:") else None
+        rows.begin(
+            session or trace_id or stable_id(source, source.path.name.split(".")[0], position)
+        )
+        facts = [add_trace(rows, members) for members in turns]
+        first, last = facts[0], facts[-1]
+        task = first["agent"] or first["root_name"] or source.path.name.split(".")[0]
+        starts = [f["started_at"] for f in facts if f["started_at"]]
+        spans_of = [s for t in turns for s in t]
+        begun = [s.start for s in spans_of if s.start is not None]
+        ended = [s.end for s in spans_of if s.end is not None]
+        answer = next((f["answer"] for f in reversed(facts) if f["answer"]), None)
         rows.end(
             source,
             task_id=str(task),
             suite="otel",
-            started_at=facts["started_at"],
-            latency_ms=facts["latency_ms"],
-            output=(_final(final) if len(traces) == 1 else None) or facts["answer"],
+            started_at=min(starts) if starts else None,
+            latency_ms=(max(ended) - min(begun)) * 1000.0 if begun and ended else None,
+            output=(_final(final) if len(runs) == 1 else None) or answer,
             meta={
                 "trace_id": trace_id or None,
-                "model": facts["model"],
-                **why(goal=facts["goal"]),
+                **({"session_id": session} if session else {}),
+                **({"trace_ids": [t[0].trace_id for t in turns]} if len(turns) > 1 else {}),
+                "model": next((f["model"] for f in facts if f["model"]), None),
+                **why(goal=next((f["goal"] for f in facts if f["goal"]), None)),
+                **(api_error_meta(last["root_error"]) if last["root_error"] else {}),
             },
         )

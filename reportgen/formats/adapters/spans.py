@@ -128,7 +128,7 @@ class Span:
     cost_usd: float | None = None
     input: Any = None
     output: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)  # {name, attributes, body}
 
 
 def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -221,6 +221,14 @@ def _aggregates(spans: list[Span], tokens: dict[str, tuple[int | None, int | Non
     return wrappers
 
 
+def _root_error(root: Span | None) -> str | None:
+    """What the root span says went wrong (its ``error.type`` and status text), if it failed."""
+    if root is None or not (root.error or root.attributes.get("error.type")):
+        return None
+    said = [str(root.attributes.get("error.type") or ""), str(root.status_message or "")]
+    return ": ".join(dict.fromkeys(t for t in said if t)) or "error"
+
+
 def add_trace(rows: Collector, spans: list[Span]) -> dict[str, Any]:
     """Append the steps of one trace to the run begun on ``rows``; returns run facts (start,
     latency, root name, agent name) for the caller's run row."""
@@ -284,7 +292,8 @@ def add_trace(rows: Collector, spans: list[Span]) -> dict[str, Any]:
         "latency_ms": (max(ends) - min(starts)) * 1000.0 if starts and ends else None,
         "root_name": root.name if root else None,
         "goal": goal or (first_user_text(root.input) if root else None),
-        "answer": answer,
+        "answer": answer or (final_text(root.output) if root else None),
+        "root_error": _root_error(root),
         "agent": agent,
         "model": next(
             (_first(s.attributes, _MODEL) for s in ordered if _first(s.attributes, _MODEL)), None
