@@ -53,6 +53,20 @@ def _codex(path: Path) -> Sums:
     return _n(final.get("cached_input_tokens")), 0, _n(final.get("reasoning_output_tokens"))
 
 
+def _codex_records(path: Path) -> Sums:
+    """Rollouts with token_usage_record lines: one per model call, each response once."""
+    usage = {
+        r["payload"]["response_id"]: r["payload"]["usage"]
+        for r in _lines(path)
+        if r.get("type") == "token_usage_record"
+    }
+    return (
+        sum(_n(u.get("cached_input_tokens")) for u in usage.values()),
+        0,  # cache_write_input_tokens: not read (0 throughout these files)
+        sum(_n(u.get("reasoning_output_tokens")) for u in usage.values()),
+    )
+
+
 def _gemini(path: Path) -> Sums:
     tokens = [m["tokens"] for m in json.loads(path.read_text())["messages"] if m.get("tokens")]
     return sum(_n(t.get("cached")) for t in tokens), 0, sum(_n(t.get("thoughts")) for t in tokens)
@@ -117,6 +131,32 @@ def _otel(path: Path) -> Sums:
     )
 
 
+def _otlp(path: Path) -> Sums:
+    """OTLP JSON: each model call once (under dual instrumentation two spans, one per
+    instrumentation, report it: same parent, same token counts)."""
+    calls: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for resource in json.loads(path.read_text())["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                attrs = {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+                if "gen_ai.usage.input_tokens" in attrs:
+                    key = (
+                        span.get("parentSpanId"),
+                        attrs["gen_ai.usage.input_tokens"],
+                        attrs.get("gen_ai.usage.output_tokens"),
+                    )
+                    calls.setdefault(key, attrs)
+
+    def total(*names: str) -> int:
+        return sum(int(next((a[n] for n in names if n in a), 0)) for a in calls.values())
+
+    return (
+        total("gen_ai.usage.cache_read.input_tokens"),
+        total("gen_ai.usage.cache_write.input_tokens", "gen_ai.usage.cache_creation.input_tokens"),
+        total("gen_ai.usage.reasoning_tokens", "gen_ai.usage.reasoning.output_tokens"),
+    )
+
+
 CASES: list[tuple[str, str, Callable[[Path], Sums], Callable[[Path], Sums] | None]] = [
     (
         "claude-code",
@@ -128,6 +168,13 @@ CASES: list[tuple[str, str, Callable[[Path], Sums], Callable[[Path], Sums] | Non
         "codex-cli",
         "codex-cli/codemie-code/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
         _codex,
+        None,
+    ),
+    (
+        "codex-cli-token-usage-record",
+        "codex-cli/token-usage-record/sessions/2026/12/02/"
+        "rollout-2026-12-02T20-40-11-01a2387c-7985-72b2-89c4-9da9c6c8896b.jsonl",
+        _codex_records,
         None,
     ),
     ("gemini-cli", "gemini-cli/ai-sessions/gemini-cli-pomodoro-timer.json", _gemini, None),
@@ -150,6 +197,18 @@ CASES: list[tuple[str, str, Callable[[Path], Sums], Callable[[Path], Sums] | Non
         _atif_runs,
     ),
     ("otel", "otel-genai/vercel-ai-sdk/all-spans.json", _otel, None),
+    (
+        "otel-2026-anthropic",
+        "otel-genai-2026/generated/anthropic-session-A.traces.otlp.json",
+        _otlp,
+        None,
+    ),
+    (
+        "otel-2026-openai",
+        "otel-genai-2026/generated/openai-session-C.traces.otlp.json",
+        _otlp,
+        None,
+    ),
 ]
 
 STEP_SUMS = (

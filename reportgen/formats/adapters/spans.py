@@ -97,11 +97,13 @@ _CACHE_READ = (
 )
 _CACHE_WRITE = (
     "gen_ai.usage.cache_creation.input_tokens",
+    "gen_ai.usage.cache_write.input_tokens",
     "gen_ai.usage.cache_creation_input_tokens",
     "llm.token_count.prompt_details.cache_write",
 )
 _REASONING = (
     "gen_ai.usage.reasoning.output_tokens",
+    "gen_ai.usage.reasoning_tokens",
     "llm.token_count.completion_details.reasoning",
     "ai.usage.reasoningTokens",
 )
