@@ -12,9 +12,7 @@ DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 NOT_YET_READ = frozenset(
     {
         "codex-cli/token-usage-record",
-        "copilot-cli",
         "inspect-scout",
-        "openhands-sdk",
         "otel-genai-2026",
     }
 )
