@@ -94,12 +94,13 @@ class OpenHands:
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
     ) -> None:
         rows = Collector(self.name)
+        used: set[str] = set()
         given: dict[Path, SourceFile] = {}
         for source in sources:
             if source.lines:
                 with explained(source, WHAT):
                     events = [r for _, r in parse_objects(source, WHAT)]
-                    _Conversation(source, None, events, source.path.parent.name).emit(rows)
+                    _Conversation(source, None, events, source.path.parent.name).emit(rows, used)
                 continue
             folder = source.path.parent
             if folder.name == "events" and _event_file(source.path):
@@ -114,7 +115,7 @@ class OpenHands:
                 ]
                 if not events and source.path.name != "base_state.json":
                     events = [_read(source.path, source)]
-                _Conversation(source, state, events, folder.name).emit(rows)
+                _Conversation(source, state, events, folder.name).emit(rows, used)
         rows.flush(con)
 
 
@@ -184,7 +185,8 @@ class _Conversation:
     steps: list[_Step] = field(default_factory=list)
     models: Counter[str] = field(default_factory=Counter)
 
-    def emit(self, rows: Collector) -> None:
+    def emit(self, rows: Collector, used: set[str]) -> None:
+        """Write the conversation's run; ``used``: the run ids of this load so far."""
         state = self.state or {}
         agent = _object(state.get("agent"))
         llm = _object(agent.get("llm"))
@@ -278,7 +280,13 @@ class _Conversation:
                 _give(last, waiting)
         for step in calls.values():
             step.status = "abandoned"  # an action never observed
-        self._end(rows, state, model, prompt, output, status, last_error, stamps, first_stamp)
+        run_id = str(state.get("id") or self.folder)
+        if run_id in used:  # two conversations of one id (copies): keep both, apart
+            run_id = f"{run_id}@{hashlib.sha1(self.source.display.encode()).hexdigest()[:8]}"
+        used.add(run_id)
+        self._end(
+            rows, run_id, state, model, prompt, output, status, last_error, stamps, first_stamp
+        )
 
     def _responses(self, stats: Any) -> dict[str, dict[str, int]]:
         """Usage per ``response_id`` from base_state's stats (empty when it keeps none)."""
@@ -323,6 +331,7 @@ class _Conversation:
     def _end(
         self,
         rows: Collector,
+        run_id: str,
         state: dict[str, Any],
         model: str | None,
         prompt: str | None,
@@ -332,7 +341,6 @@ class _Conversation:
         stamps: list[float],
         first_stamp: str | None,
     ) -> None:
-        run_id = str(state.get("id") or self.folder)
         rows.begin(run_id)
         emit_steps(rows, self.steps)
         workspace = _object(state.get("workspace"))
