@@ -10,8 +10,8 @@ archive write, which are format-independent). MB are on-disk bytes (an .eval zip
 compressed size). DuckDB runs on one thread, and the target (every adapter >= 20 MB/s) is
 judged on CPU time, so a busy machine does not fail it; wall-clock MB/s is printed beside.
 
-The session formats (Claude Code, Codex CLI, Gemini CLI, OpenAI Agents SDK, leaderboard
-submissions) count each record once per load (resumed sessions, traces split over files), so
+The session formats (Claude Code, Codex CLI, Gemini CLI, Copilot CLI, OpenHands SDK, OpenAI
+Agents SDK, leaderboard submissions) count each record once per load (resumed sessions, traces split over files), so
 staging the same files again would measure the skipping. For them ``--min-mb`` of input is
 generated from the real files' shapes instead: copies of the shared folder, each in its own
 folder, with every id (the values of ``uuid``, ``parentUuid``, ``sessionId``, ``id``, ``call_id``,
@@ -56,6 +56,8 @@ GENERATED = {
     "codex-cli": "codex-cli",
     "gemini-cli": "gemini-cli",
     "openai-agents": "openai-agents",
+    "copilot-cli": "copilot-cli",
+    "openhands-sdk": "openhands-sdk",
     "swe-bench-submission": "swe-bench-experiments",
 }
 _IDS = re.compile(
@@ -115,26 +117,36 @@ def generate(
     return batches
 
 
-def bench_batches(fmt: Format, batches: list[list[SourceFile]]) -> tuple[float, float, float, int]:
-    """(MB processed, wall seconds, CPU seconds, runs) staging each batch once."""
+def bench_batches(
+    fmt: Format, batches: list[list[SourceFile]]
+) -> tuple[float, float, float, int, int]:
+    """(MB processed, wall seconds, CPU seconds, runs, steps) staging each batch once."""
     options = StageOptions(max_record_bytes=64 << 20)
     con = connect(None)
     con.execute("SET threads = 1")
     fresh_stage(con)
     fmt.stage(con, batches[0][:5], options)  # warm-up (imports, first registration)
     wall = cpu = 0.0
-    runs = 0
+    runs = steps = 0
     for batch in batches:
         fresh_stage(con)
         started, started_cpu = time.perf_counter(), time.process_time()
         fmt.stage(con, batch, options)
         wall += time.perf_counter() - started
         cpu += time.process_time() - started_cpu
-        row = con.execute("SELECT count(*) FROM stage_runs").fetchone()
-        runs += int(row[0]) if row else 0
+        runs_now, steps_now = staged(con)
+        runs, steps = runs + runs_now, steps + steps_now
     con.close()
     mb = sum(s.size_bytes for b in batches for s in b) / (1 << 20)
-    return mb, wall, cpu, runs
+    return mb, wall, cpu, runs, steps
+
+
+def staged(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(runs, steps) in the stage tables."""
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM stage_runs), (SELECT count(*) FROM stage_steps)"
+    ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def fresh_stage(con: duckdb.DuckDBPyConnection) -> None:
@@ -142,15 +154,16 @@ def fresh_stage(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"CREATE OR REPLACE TEMP TABLE stage_{table} AS SELECT * FROM {table} LIMIT 0")
 
 
-def bench(fmt: Format, sources: list[SourceFile], min_mb: float) -> tuple[float, float, float, int]:
-    """(MB processed, wall seconds, CPU seconds, runs in the adapter's files)."""
+def bench(
+    fmt: Format, sources: list[SourceFile], min_mb: float
+) -> tuple[float, float, float, int, int]:
+    """(MB processed, wall seconds, CPU seconds, runs in the adapter's files, steps staged)."""
     options = StageOptions(max_record_bytes=64 << 20)
     con = connect(None)
     con.execute("SET threads = 1")  # CPU time then measures the adapter alone
     fresh_stage(con)
     fmt.stage(con, sources, options)  # warm-up (imports, first registration)
-    row = con.execute("SELECT count(*) FROM stage_runs").fetchone()
-    runs = int(row[0]) if row else 0
+    runs = staged(con)[0]
     # A load hands an adapter all its files at once: batch small file sets to ~BATCH_MB per
     # stage call, as a real archive load of many such files would.
     size = sum(s.size_bytes for s in sources)
@@ -158,14 +171,16 @@ def bench(fmt: Format, sources: list[SourceFile], min_mb: float) -> tuple[float,
     per_pass = sum(s.size_bytes for s in sources)
     passes = max(1, int(min_mb * (1 << 20) / per_pass) + 1)
     wall = cpu = 0.0
+    steps = 0
     for _ in range(passes):
         fresh_stage(con)
         started, started_cpu = time.perf_counter(), time.process_time()
         fmt.stage(con, sources, options)
         wall += time.perf_counter() - started
         cpu += time.process_time() - started_cpu
+        steps += staged(con)[1]
     con.close()
-    return passes * per_pass / (1 << 20), wall, cpu, runs
+    return passes * per_pass / (1 << 20), wall, cpu, runs, steps
 
 
 def main() -> int:
@@ -180,7 +195,7 @@ def main() -> int:
         return 2
     print(
         f"{'adapter':<22}{'files':>6}{'runs':>6}{'MB':>8}{'wall s':>8}{'MB/s':>7}"
-        f"{'CPU s':>8}{'MB/CPU-s':>10}"
+        f"{'CPU s':>8}{'MB/CPU-s':>10}{'steps/CPU-s':>13}"
     )
     slow: list[str] = []
     for fmt in adapters():
@@ -193,16 +208,16 @@ def main() -> int:
             with tempfile.TemporaryDirectory(prefix="rg-bench-") as scratch:
                 batches = generate(fmt, args.data, Path(scratch), args.min_mb, 64 << 20)
                 n_files = sum(len(b) for b in batches)
-                mb, wall, cpu, runs = bench_batches(fmt, batches)
+                mb, wall, cpu, runs, steps = bench_batches(fmt, batches)
                 shutil.rmtree(scratch, ignore_errors=True)
-            report(fmt.name, n_files, runs, mb, wall, cpu, slow)
+            report(fmt.name, n_files, runs, mb, wall, cpu, slow, steps)
             continue
         sources = sources_for(fmt, args.data, 64 << 20)
         if not sources:
             print(f"{fmt.name:<22} no files")
             continue
-        mb, wall, cpu, runs = bench(fmt, sources, args.min_mb)
-        report(fmt.name, len(sources), runs, mb, wall, cpu, slow)
+        mb, wall, cpu, runs, steps = bench(fmt, sources, args.min_mb)
+        report(fmt.name, len(sources), runs, mb, wall, cpu, slow, steps)
     if slow:
         print(f"below {TARGET_MB_S:.0f} MB/s: {', '.join(slow)}", file=sys.stderr)
         return 1
@@ -210,13 +225,20 @@ def main() -> int:
 
 
 def report(
-    name: str, files: int, runs: int, mb: float, wall: float, cpu: float, slow: list[str]
+    name: str,
+    files: int,
+    runs: int,
+    mb: float,
+    wall: float,
+    cpu: float,
+    slow: list[str],
+    steps: int = 0,
 ) -> None:
     rate = mb / cpu if cpu else float("inf")
     flag = "" if rate >= TARGET_MB_S else f"  < {TARGET_MB_S:.0f} MB/s"
     print(
         f"{name:<22}{files:>6}{runs:>6}{mb:>8.1f}{wall:>8.2f}{mb / wall:>7.1f}"
-        f"{cpu:>8.2f}{rate:>10.1f}{flag}",
+        f"{cpu:>8.2f}{rate:>10.1f}{steps / cpu if cpu else 0.0:>13.0f}{flag}",
         flush=True,
     )
     if flag:

@@ -36,6 +36,7 @@ def adapters() -> tuple[Format, ...]:
     from reportgen.formats.adapters.atif import AtifTrajectory
     from reportgen.formats.adapters.claude_code import ClaudeCode
     from reportgen.formats.adapters.codex_cli import CodexCli
+    from reportgen.formats.adapters.copilot_cli import CopilotCli
     from reportgen.formats.adapters.gemini_cli import GeminiCli
     from reportgen.formats.adapters.harbor import HarborJob
     from reportgen.formats.adapters.inspect_log import InspectLog
@@ -43,6 +44,7 @@ def adapters() -> tuple[Format, ...]:
     from reportgen.formats.adapters.langsmith import LangSmithRuns
     from reportgen.formats.adapters.mini_swe_agent import MiniSweAgent
     from reportgen.formats.adapters.openai_agents import OpenAIAgents
+    from reportgen.formats.adapters.openhands import OpenHands
     from reportgen.formats.adapters.otel import OtelSpans
     from reportgen.formats.adapters.swe_agent import SweAgent
     from reportgen.formats.adapters.swe_bench import SweBenchSubmission
@@ -63,6 +65,8 @@ def adapters() -> tuple[Format, ...]:
         ClaudeCode(),
         CodexCli(),
         GeminiCli(),
+        CopilotCli(),
+        OpenHands(),
         OpenAIAgents(),
         SweBenchSubmission(),
         LangfuseExport(),

@@ -44,6 +44,9 @@ SAMPLES: dict[str, Path] = {
     / "codemie-code"
     / "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
     "gemini-cli": DATA / "gemini-cli" / "ai-sessions" / "gemini-cli-pomodoro-timer.json",
+    "copilot-cli": DATA / "copilot-cli" / "agent-sessions" / "small.jsonl",
+    # a conversation is its folder: base_state.json and events/event-*.json
+    "openhands-sdk": DATA / "openhands-sdk" / "generated" / "c49b8685711f4d3e903285a41b3b6d3a",
     "openai-agents": DATA / "openai-agents" / "ingest" / "trials_weather_gpt-4o-mini_t0.json",
     # a submission is its folder: all_preds.jsonl loads the logs/*_result.json beside it
     "swe-bench-submission": DATA

@@ -1,5 +1,5 @@
-"""The session formats end to end (Claude Code, Codex CLI, Gemini CLI, OpenAI Agents SDK,
-leaderboard submissions from ../shared/data): every run gets a page, sub-agent runs are linked
+"""The session formats end to end (Claude Code, Codex CLI, Gemini CLI, Copilot CLI, OpenHands
+SDK, OpenAI Agents SDK, leaderboard submissions from ../shared/data): every run gets a page, sub-agent runs are linked
 from the step that started them (and back), and each run page renders in Chromium with no
 console error."""
 
@@ -17,7 +17,15 @@ from tests.site.browser_pages import chromium_page
 from tests.site.html import parse
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-FOLDERS = ("claude-code", "codex-cli", "gemini-cli", "openai-agents", "swe-bench-experiments")
+FOLDERS = (
+    "claude-code",
+    "codex-cli",
+    "gemini-cli",
+    "copilot-cli",
+    "openhands-sdk",
+    "openai-agents",
+    "swe-bench-experiments",
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +62,8 @@ def test_every_run_has_a_page(session_site: tuple[Path, Path]) -> None:
         "claude-code",
         "codex-cli",
         "gemini-cli",
+        "copilot-cli",
+        "openhands-sdk",
         "openai-agents",
         "swe-bench-submission",
     }

@@ -1,6 +1,5 @@
--- run_outcomes: what each given run achieved (success, reward, or the infrastructure error
--- that ended it) and where it sits (suite, task, batch, trial), for the outcome fields of pair
--- records and label-level statistics.
+-- run_outcomes: each given run's outcome (success, reward, or the infrastructure error that
+-- ended it) and place (suite, task, batch, trial), for pair records and label statistics.
 -- Grain: one row per run_id of $run_ids found in runs, ordered by run_id.
 -- Needs: archive table runs; parameter $run_ids (a list of run ids, passed by
 --   reportgen.divergence.compare.run_outcomes).
