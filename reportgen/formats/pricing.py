@@ -14,7 +14,8 @@ included; ``tokens_out`` includes reasoning tokens. When a trace's cache counts 
 ``tokens_in`` and the cache counts are added to it.
 
 A model name is looked up as given, then normalised (a Bedrock / Vertex prefix such as
-``converse/jp.anthropic.`` or ``anthropic.``, a provider prefix ``anthropic/``, a ``-v1:0`` or
+``converse/jp.anthropic.`` or ``anthropic.``, a provider or proxy prefix such as ``anthropic/`` or
+``litellm_proxy/``, a ``-v1:0`` or
 ``@date`` suffix and a trailing ``-YYYYMMDD`` or ``-YYYY-MM-DD`` date dropped; ``gpt-5-1`` read
 as ``gpt-5.1``); a model neither the override nor
 genai-prices knows has unknown (NULL) cost, never zero.
@@ -93,7 +94,7 @@ class Usage:
         return prompt, self.tokens_out or 0, read, write
 
 
-_PREFIX = re.compile(r"^(?:[a-z]+/)?(?:[a-z]{2}\.)?(?:anthropic\.|google/|openai/)?")
+_PREFIX = re.compile(r"^(?:[a-z0-9_-]+/)?(?:[a-z]{2}\.)?(?:anthropic\.|google/|openai/)?")
 _SUFFIX = re.compile(r"(?:-v\d+:\d+|@\d{8}|@latest)$")
 _DATE = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 _GPT_DASH = re.compile(r"^(gpt-\d)-(\d)(?=-|$)")

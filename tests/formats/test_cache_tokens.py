@@ -67,6 +67,17 @@ def _codex_records(path: Path) -> Sums:
     )
 
 
+def _openhands(folder: Path) -> Sums:
+    """A conversation folder: the accumulated usage of each usage id in base_state.json."""
+    stats = json.loads((folder / "base_state.json").read_text())["stats"]
+    usages = [m["accumulated_token_usage"] for m in stats["usage_to_metrics"].values()]
+    return (
+        sum(_n(u.get("cache_read_tokens")) for u in usages),
+        sum(_n(u.get("cache_write_tokens")) for u in usages),
+        sum(_n(u.get("reasoning_tokens")) for u in usages),
+    )
+
+
 def _gemini(path: Path) -> Sums:
     tokens = [m["tokens"] for m in json.loads(path.read_text())["messages"] if m.get("tokens")]
     return sum(_n(t.get("cached")) for t in tokens), 0, sum(_n(t.get("thoughts")) for t in tokens)
@@ -197,6 +208,12 @@ CASES: list[tuple[str, str, Callable[[Path], Sums], Callable[[Path], Sums] | Non
         _atif_runs,
     ),
     ("otel", "otel-genai/vercel-ai-sdk/all-spans.json", _otel, None),
+    (
+        "openhands-sdk",
+        "openhands-sdk/generated/c49b8685711f4d3e903285a41b3b6d3a",
+        _openhands,
+        None,
+    ),
     (
         "otel-2026-anthropic",
         "otel-genai-2026/generated/anthropic-session-A.traces.otlp.json",

@@ -15,8 +15,9 @@ skipped.
   A ``ConversationErrorEvent`` -> an ``error`` step.
 - Tokens per model call from ``base_state.stats`` ``token_usages`` (by ``response_id``); a file
   without them (JSON Lines) has the growth of the cumulative ``stats`` updates, each given to
-  the next model step. tokens_in = ``prompt_tokens``, tokens_out = ``completion_tokens``; cache
-  and reasoning counts stay in the step output and ``meta.usage``.
+  the next model step. tokens_in = ``prompt_tokens``, tokens_out = ``completion_tokens``; the
+  cache and reasoning counts are the step's cache/reasoning token columns (and stay in the step
+  output and ``meta.usage``).
 - Outcome: a conversation that ends in ``error`` on a ``ConversationErrorEvent`` classified
   ``auth`` / ``quota`` / ``rate_limit`` / ``transient`` (or another infrastructure kind) is
   not scored (``error_kind``); classified ``agent_action`` (or unclassified, naming no
@@ -389,6 +390,9 @@ def _give(turn: _Step, usage: dict[str, int]) -> None:
     turn.usage = usage
     turn.tokens_in = usage.get("prompt_tokens", 0)
     turn.tokens_out = usage.get("completion_tokens", 0)
+    turn.cache_read = usage.get("cache_read_tokens")
+    turn.cache_write = usage.get("cache_write_tokens")
+    turn.reasoning = usage.get("reasoning_tokens")
     turn.output = {**(turn.output or {}), "usage": usage}
 
 
