@@ -1,6 +1,5 @@
--- spend_steps: the steps of the selected runs with what the avoidable-spend findings read:
---   a known or priced cost, cache-write tokens (steps.cache_write_tokens), end time, file path,
---   tool kind, attributed tokens/cost.
+-- spend_steps: the selected runs' steps with what the avoidable-spend findings read (a known
+--   or priced cost, cache-write tokens, end time, file path, tool kind, attributed tokens/cost).
 -- Grain: one row per step (run_id, idx) of the selected runs.
 -- Needs: archive table steps; temp table spend_runs(run_id) (the selection) and the registered
 --   table spend_prices(model, input, output, cache_write, cache_read), dollars per million
