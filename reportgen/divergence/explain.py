@@ -161,6 +161,8 @@ def _block(label: str, text: str | None, most: int = TEXT_LINES) -> list[str]:
 
 
 def _outcome(side: SideWhy) -> str:
+    if side.outcome == "error":  # the infrastructure's, not the agent's: not scored
+        return f"error, not scored ({term_text(side.infrastructure or 'infrastructure')})"
     reward = "" if side.reward is None else f" (reward {_fmt(side.reward)})"
     return side.outcome + reward
 

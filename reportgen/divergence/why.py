@@ -21,7 +21,8 @@ from reportgen.divergence.records import PairRecord
 from reportgen.divergence.reference import normalise_status
 from reportgen.divergence.textdiff import WordDiff, word_pieces
 
-Outcome = Literal["success", "failure", "unknown"]
+#: ``error``: the infrastructure ended the run (runs.error_kind): not scored, not the agent's.
+Outcome = Literal["success", "failure", "error", "unknown"]
 Side = Literal["baseline", "candidate"]
 #: Longest error text kept (the step tables hold the whole step).
 ERROR_CHARS = 2000
@@ -47,6 +48,7 @@ class SideWhy:
     final_answer: str | None
     scorer: str | None  # the scorer's reason (meta.scorer)
     first_error: StepError | None
+    infrastructure: str | None = None  # "environment: <reason>" when the outcome is error
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,15 +136,21 @@ def _by_index(steps: Steps | None, pair: PairRecord, side: Side) -> dict[int, Ma
 
 
 def _side(
-    run: Mapping[str, Any], success: bool | None, reward: float | None, error: StepError | None
+    run: Mapping[str, Any],
+    success: bool | None,
+    reward: float | None,
+    error: StepError | None,
+    infrastructure: tuple[Any, Any] = (None, None),
 ) -> SideWhy:
     answer = run.get("output")
+    kind, reason = infrastructure
     return SideWhy(
-        outcome=outcome(success),
+        outcome="error" if kind else outcome(success),
         reward=reward,
         final_answer=answer if isinstance(answer, str) and answer.strip() else None,
         scorer=run_text.scorer(run.get("meta")),
         first_error=error,
+        infrastructure=f"{kind}: {reason}" if kind and reason else kind or None,
     )
 
 
@@ -184,12 +192,14 @@ def why(
         given(baseline.get("success"), pair.get("baseline_success")),
         given(baseline.get("reward"), pair.get("baseline_reward")),
         base_error,
+        (pair.get("baseline_error_kind"), pair.get("baseline_error_reason")),
     )
     cand = _side(
         candidate,
         given(candidate.get("success"), pair.get("candidate_success")),
         given(candidate.get("reward"), pair.get("candidate_reward")),
         cand_error,
+        (pair.get("candidate_error_kind"), pair.get("candidate_error_reason")),
     )
     base_goal, cand_goal = run_text.goal(baseline.get("meta")), run_text.goal(candidate.get("meta"))
     answers = (

@@ -121,3 +121,19 @@ def test_titles() -> None:
     assert title({"prompt": "p" * 200}) == "p" * 79 + "…"
     assert title({}) is None and title(None) is None and title("not json") is None
     assert goal({"goal": "  ", "prompt": "asked"}) == "asked"
+
+
+def test_a_run_the_infrastructure_ended_is_an_error_not_a_failure() -> None:
+    pair = cast(
+        PairRecord,
+        {**_pair(), "candidate_success": None, "candidate_reward": None,
+         "candidate_error_kind": "environment", "candidate_error_reason": "sandbox did not start"},
+    )  # fmt: skip
+    got = why(pair, _run({}, "Refunds take 30 days."), _run({}, None))
+    assert got.baseline.outcome == "success" and got.baseline.infrastructure is None
+    assert got.candidate.outcome == "error"
+    assert got.candidate.infrastructure == "environment: sandbox did not start"
+    assert (
+        "Outcome: baseline success (reward 1), candidate error, not scored"
+        " (environment: sandbox did not start)." in why_lines(got)
+    )

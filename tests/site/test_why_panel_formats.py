@@ -77,3 +77,17 @@ def test_the_why_panel_shows_what_the_format_records(path: str, where: str, tmp_
         expected = _words(case.expected)[:SHOWN].removesuffix("…").strip()
         shown = heading if case.field == "title" else panel
         assert expected in shown, (name, expected, shown[:2000])
+
+
+def test_the_why_panel_says_when_the_infrastructure_ended_a_run(tmp_path: Path) -> None:
+    """Harbor's broken verifier: the run is not scored, and the panel says whose error it was."""
+    db = tmp_path / "a.duckdb"
+    ingest([DATA / "harbor-jobs/generated/jobs/terminus-2-mock/"], db)
+    _pair_with_itself(db, "run_id = 'terminus-2-mock/broken-verifier__RFziJcG'")
+    site = tmp_path / "site"
+    build_site(db, site, build_time="2026-12-01T00:00:00Z")
+    [page] = [p for p in (site / "compare").rglob("*.html") if p.name != "index.html"]
+    panel = _words(parse_file(page).one("section", id="why").text)
+    assert panel.count("error, not scored") == 2
+    assert "the infrastructure ended this run (not the agent's failure)" in panel
+    assert "harness: RewardFileNotFoundError" in panel or "harness: No reward file" in panel, panel
