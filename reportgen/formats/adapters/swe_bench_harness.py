@@ -161,7 +161,7 @@ def _lone_instance(rows: Collector, source: SourceFile) -> None:
     resolved = report.get("resolved") is True
     lists: dict[str, set[str]] = {key: set() for key in _ID_LISTS}
     lists["resolved_ids" if resolved else "unresolved_ids"].add(instance)
-    _run(rows, source, instance, model.name, run.name, folder, lists, {})
+    _run(rows, source, instance, model.name, run.name, folder, lists, {}, report)
 
 
 def _failing(report: dict[str, Any]) -> dict[str, list[str]]:
@@ -184,16 +184,19 @@ def _run(
     folder: Path | None,
     lists: dict[str, set[str]],
     reasons: dict[str, Any],
+    given: dict[str, Any] | None = None,
 ) -> None:
-    report: dict[str, Any] = {}
+    """One instance's run; ``given``: its report.json entry, when the caller has read it."""
+    report: dict[str, Any] = given or {}
     patch: str | None = None
     log: str | None = None
     if folder is not None:
-        raw = _read(folder / "report.json")
+        raw = _read(folder / "report.json") if given is None else None
         if isinstance(raw, dict) and isinstance(raw.get(instance), dict):
             report = raw[instance]
         patch = _text(folder / "patch.diff")
-        log = _text(folder / "run_instance.log")
+        if instance in lists["error_ids"]:  # only an evaluation error reads its log
+            log = _text(folder / "run_instance.log")
     reason = reasons.get(instance)
     reason = str(reason) if reason is not None else None
     kind: str | None = None
