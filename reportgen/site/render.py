@@ -100,7 +100,7 @@ def linked(headline: str, links: Sequence[Link], url: Callable[[str], str]) -> M
     if at < 0:
         return escape(headline)
     anchors = Markup(", ").join(
-        Markup('<a href="{}">{}</a>').format(url(link.href), task_name(link.text))
+        Markup('<a class="nowrap" href="{}">{}</a>').format(url(link.href), task_name(link.text))
         for link in links[:NAMED_TASKS]
     )
     start = at + len("newly broken (")

@@ -170,9 +170,10 @@ def test_screenshots_of_what_a_reviewer_sees_first(
                 assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
                 width_used = shown.evaluate("document.documentElement.scrollWidth")
                 assert width_used <= width, (name, width, width_used)
-                # a heading wraps at its spaces, never inside a date
+                # a heading or headline wraps at its spaces, never inside a date or task name
                 lines = shown.evaluate(
-                    "[...document.querySelectorAll('h1 .nowrap')].map(e => e.getClientRects().length)"
+                    "[...document.querySelectorAll('h1 .nowrap, p.headline .nowrap')]"
+                    ".map(e => e.getClientRects().length)"
                 )
                 assert all(n == 1 for n in lines), (name, width, lines)
         # the comment's links open the served site's diffs
