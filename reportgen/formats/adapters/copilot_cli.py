@@ -7,7 +7,8 @@
   first user message.
 - ``assistant.message`` -> an ``llm`` step (action = model): tokens_out = ``outputTokens`` (the
   log keeps no input tokens per reply; ``session.shutdown.tokenDetails`` totals, cache reads
-  and writes included, go to the run's ``meta.usage``). Each ``toolRequests[]`` entry -> a
+  and writes included, go to the run's ``meta.usage``, and its ``cache_read`` /
+  ``cache_write`` counts to the run's cache columns). Each ``toolRequests[]`` entry -> a
   ``tool`` step under it, joined to its ``tool.execution_complete`` by ``toolCallId`` (first
   unanswered request of that id): ``success: false`` -> ``error``; a request never completed
   -> ``abandoned``; a completion with no request -> a ``tool`` step of its own.
@@ -145,6 +146,7 @@ class _Run:
                 for c in self.children
             ]
             meta["totals_include_children"] = False
+        usage = self.meta.get("usage") or {}
         latency = (
             (self.last - self.first) * 1000.0
             if self.first is not None and self.last is not None
@@ -160,6 +162,8 @@ class _Run:
             output=self.output,
             latency_ms=latency,
             source_line=self.line,
+            cache_read=usage.get("cache_read"),
+            cache_write=usage.get("cache_write"),
         )
         for child in self.children:  # after the parent: its steps have their indices
             child.task = f"{self.task}/{child.meta.get('agent_name') or 'agent'}"
