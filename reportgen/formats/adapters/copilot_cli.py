@@ -266,7 +266,7 @@ def _parse(source: SourceFile) -> list[_Run]:
             if isinstance(data.get("model"), str) and data["model"]:
                 current.label = data["model"]  # the sub-agent's model
 
-            totals = {k: count(data.get(k)) for k in ("totalToolCalls", "totalTokens")}
+            totals = {k: count(data.get(k), k) for k in ("totalToolCalls", "totalTokens")}
             current.meta["reported"] = {k: v for k, v in totals.items() if v is not None}
         elif kind == "session.shutdown":
             _shutdown(run, data)
@@ -306,7 +306,7 @@ def _reply(run: _Run, data: dict[str, Any], started: str | None, model: str | No
         "llm",
         used or "model",
         output=shown or None,
-        tokens_out=count(data.get("outputTokens")),
+        tokens_out=count(data.get("outputTokens"), "outputTokens"),
         started_at=started,
     )
     if used:
@@ -359,7 +359,7 @@ def _shutdown(run: _Run, data: dict[str, Any]) -> None:
     details = data.get("tokenDetails")
     if isinstance(details, dict):
         run.meta["usage"] = {
-            key: count(value.get("tokenCount"))
+            key: count(value.get("tokenCount"), "tokenCount")
             for key, value in details.items()
             if isinstance(value, dict)
         }

@@ -224,7 +224,9 @@ class _Trace:
             },
             output=answer,
             success=False if failed else None,
-            latency_ms=(max(ends) - first) * 1000.0 if first is not None and ends else None,
+            latency_ms=(max(ends) - first) * 1000.0
+            if first is not None and ends and max(ends) >= first
+            else None,  # spans that end before they start give no latency
             source_line=self.line,
         )
 
@@ -261,8 +263,8 @@ def _step(
         step |= {
             "type": "llm",
             "action": model or kind,
-            "tokens_in": count(usage.get("input_tokens")),
-            "tokens_out": count(usage.get("output_tokens")),
+            "tokens_in": count(usage.get("input_tokens"), "input_tokens"),
+            "tokens_out": count(usage.get("output_tokens"), "output_tokens"),
             "output": data.get("output") if kind == "generation" else {"usage": usage},
         }
         details = usage.get("input_tokens_details") or (usage.get("details") or {}).get(
@@ -271,9 +273,9 @@ def _step(
         details = details if isinstance(details, dict) else {}
         out_details = usage.get("output_tokens_details")
         out_details = out_details if isinstance(out_details, dict) else {}
-        step["cache_read"] = count(details.get("cached_tokens"))
-        step["cache_write"] = count(details.get("cache_write_tokens"))
-        step["reasoning"] = count(out_details.get("reasoning_tokens"))
+        step["cache_read"] = count(details.get("cached_tokens"), "cached_tokens")
+        step["cache_write"] = count(details.get("cache_write_tokens"), "cache_write_tokens")
+        step["reasoning"] = count(out_details.get("reasoning_tokens"), "reasoning_tokens")
         if model:
             models[model] += 1
             price = prices.price(model)
@@ -378,7 +380,7 @@ def _usage_of(turn: dict[str, Any]) -> dict[str, int] | None:
     usage = turn["span_data"]["data"].get("usage")
     if not isinstance(usage, dict):
         return None
-    return {k: count(usage.get(k)) or 0 for k in ("input_tokens", "output_tokens")}
+    return {k: count(usage.get(k), k) or 0 for k in ("input_tokens", "output_tokens")}
 
 
 def _add(traces: dict[str, _Trace], source: SourceFile, line: int | None, item: Any) -> None:
