@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache
 from itertools import pairwise
@@ -168,6 +168,8 @@ class PriceTable:
         self.override_source = override_source
         self._refs: dict[str, tuple[str, str] | None] = {}
         self._rates: dict[str, Price | None] = {}
+        self._models: dict[tuple[str, str], Any] = {}  # genai-prices ModelInfo, or None
+        self._days: dict[int, tuple[Any, DayPrice]] = {}  # by id of a ModelPrice (kept)
 
     @property
     def as_of(self) -> str:
@@ -253,25 +255,46 @@ class PriceTable:
         ref = self._ref(model)
         if ref is None:
             return None
-        return _day_price(ref[0], ref[1], day)
+        if ref not in self._models:
+            self._models[ref] = _model_info(*ref)
+        info = self._models[ref]
+        if info is None:
+            return DayPrice(())
+        if _hourly(info):
+            return DayPrice((), hourly=True)
+        price = info.get_prices(day or datetime.now(tz=UTC))  # as calc_price reads it
+        known = self._days.get(id(price))
+        if known is None or known[0] is not price:
+            known = (price, _cut(price))
+            self._days[id(price)] = known
+        return known[1]
 
 
-def _day_price(ref: str, provider: str, day: datetime | None) -> DayPrice:
+def _model_info(ref: str, provider: str) -> Any:
+    """genai-prices' ModelInfo of ``ref`` at ``provider``, or None when it cannot price it."""
     from genai_prices import calc_price
-    from genai_prices.types import ModelPrice, TieredPrices, TimeOfDateConstraint
 
     try:
-        found = calc_price(
-            _usage(0, 0, 0, 0), ref, provider_id=provider, genai_request_timestamp=day
-        )
+        return calc_price(_usage(0, 0, 0, 0), ref, provider_id=provider).model
     except (LookupError, ValueError):
-        return DayPrice(())
-    conditions = found.model.prices if isinstance(found.model.prices, list) else []
-    if any(isinstance(c.constraint, TimeOfDateConstraint) for c in conditions):
-        return DayPrice((), hourly=True)
+        return None
+
+
+def _hourly(info: Any) -> bool:
+    """Whether the model's price changes within a day (a time-of-day price)."""
+    from genai_prices.types import TimeOfDateConstraint
+
+    conditions = info.prices if isinstance(info.prices, list) else []
+    return any(isinstance(c.constraint, TimeOfDateConstraint) for c in conditions)
+
+
+def _cut(model_price: Any) -> DayPrice:
+    """A genai-prices ModelPrice as bands cut at its tier starts (no bands: not linear)."""
+    from genai_prices.types import ModelPrice, TieredPrices
+
     rates = {
         key: value
-        for key, value in vars(found.model_price).items()
+        for key, value in vars(model_price).items()
         if not key.startswith("_") and value is not None
     }
     if not all(isinstance(value, (Decimal, TieredPrices)) for value in rates.values()):

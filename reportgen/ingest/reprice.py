@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -45,10 +44,17 @@ _COSTS = "rg_reprice_costs"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: the rows of a key priced per call (a row with no rates)
 _BY_CALL = Band(PROMPT_MIN, PROMPT_MAX, *(Decimal(0),) * 5)
-
+#: a key: (totals, action, model, day_us), as reprice_keys.sql gives it
+Key = tuple[bool, str | None, str | None, int]
+_KEY = [
+    ("totals", pa.bool_()),
+    ("action", pa.string()),
+    ("model", pa.string()),
+    ("day_us", pa.int64()),
+]
 _RATES_SCHEMA = pa.schema(
     [
-        ("key_no", pa.int64()),
+        *_KEY,
         ("by_call", pa.bool_()),
         ("hourly", pa.bool_()),
         ("prompt_above", pa.int64()),
@@ -62,7 +68,7 @@ _RATES_SCHEMA = pa.schema(
 )
 _COSTS_SCHEMA = pa.schema(
     [
-        ("key_no", pa.int64()),
+        *_KEY,
         ("prompt", pa.int64()),
         ("output", pa.int64()),
         ("cache_read", pa.int64()),
@@ -82,14 +88,15 @@ def reprice_staged(con: duckdb.DuckDBPyConnection, table: PriceTable | None = No
         if keys:
             _reprice(con, table or load_table(), keys)
     finally:
-        con.execute(f"DROP TABLE IF EXISTS {_CALLS}")
+        con.execute(f"DROP VIEW IF EXISTS {_CALLS}")
 
 
-def _reprice(con: duckdb.DuckDBPyConnection, prices: PriceTable, keys: list[Any]) -> None:
-    rates: list[tuple[int, bool, bool, Band]] = []
-    by_call: dict[int, str] = {}
-    for key, totals, action, model, day_us in keys:
-        name = next((n for n in (action, model) if _known(prices, n)), None)
+def _reprice(con: duckdb.DuckDBPyConnection, prices: PriceTable, keys: list[Key]) -> None:
+    rates: list[tuple[Key, bool, bool, Band]] = []
+    by_call: dict[Key, str] = {}
+    for key in keys:
+        totals, action, model, day_us = key
+        name = next((n for n in (action, model) if n and prices.price(n) is not None), None)
         if name is None:
             continue
         if totals:
@@ -106,13 +113,13 @@ def _reprice(con: duckdb.DuckDBPyConnection, prices: PriceTable, keys: list[Any]
             rates.append((key, True, found.hourly, _BY_CALL))
     con.register(_RATES, _rates_table(rates))
     try:
-        usages: list[tuple[int, int, int, int, int, int]] = []
+        usages: list[tuple[bool, str | None, str | None, int, int, int, int, int, int]] = []
         costs: list[float | None] = []
         if by_call:
             usages = con.execute(load_sql("reprice_usages")).fetchall()
-            for key, prompt, out, read, write, at_us in usages:
-                usage = Usage(prompt, out, read, write)
-                costs.append(prices.cost(by_call[key], usage, _when(at_us)))
+            for totals, action, model, day_us, prompt, out, read, write, at_us in usages:
+                name = by_call[(totals, action, model, day_us)]
+                costs.append(prices.cost(name, Usage(prompt, out, read, write), _when(at_us)))
         con.register(_COSTS, _costs_table(usages, costs))
         try:
             con.execute(load_sql("reprice_runs"))
@@ -120,10 +127,6 @@ def _reprice(con: duckdb.DuckDBPyConnection, prices: PriceTable, keys: list[Any]
             con.unregister(_COSTS)
     finally:
         con.unregister(_RATES)
-
-
-def _known(prices: PriceTable, name: object) -> bool:
-    return isinstance(name, str) and bool(name) and prices.price(name) is not None
 
 
 def _when(us: int) -> datetime | None:
@@ -135,28 +138,38 @@ def _decimal(value: Decimal) -> str:
     return format(value, "f")
 
 
-def _rates_table(rows: list[tuple[int, bool, bool, Band]]) -> pa.Table:
+def _key_columns(keys: list[Key]) -> dict[str, pa.Array]:
+    return {
+        "totals": arrow.numbers([k[0] for k in keys], pa.bool_()),
+        "action": arrow.strings([k[1] for k in keys]),
+        "model": arrow.strings([k[2] for k in keys]),
+        "day_us": arrow.numbers([k[3] for k in keys], pa.int64()),
+    }
+
+
+def _rates_table(rows: list[tuple[Key, bool, bool, Band]]) -> pa.Table:
     bands = [band for *_, band in rows]
-    columns = {
-        "key_no": arrow.numbers([r[0] for r in rows], pa.int64()),
+    columns = _key_columns([r[0] for r in rows]) | {
         "by_call": arrow.numbers([r[1] for r in rows], pa.bool_()),
         "hourly": arrow.numbers([r[2] for r in rows], pa.bool_()),
         "prompt_above": arrow.numbers([b.prompt_above for b in bands], pa.int64()),
         "prompt_upto": arrow.numbers([b.prompt_upto for b in bands], pa.int64()),
-    } | {
-        rate: arrow.strings([None if by else _decimal(getattr(b, rate)) for (_, by, _, b) in rows])
-        for rate in ("input", "output", "cache_read", "cache_write", "per_call")
     }
+    for rate in ("input", "output", "cache_read", "cache_write", "per_call"):
+        columns[rate] = arrow.strings(
+            [None if by else _decimal(getattr(b, rate)) for (_, by, _, b) in rows]
+        )
     return arrow.table(columns, _RATES_SCHEMA)
 
 
 def _costs_table(
-    usages: list[tuple[int, int, int, int, int, int]], costs: list[float | None]
+    usages: list[tuple[bool, str | None, str | None, int, int, int, int, int, int]],
+    costs: list[float | None],
 ) -> pa.Table:
-    columns = {
-        name: arrow.numbers([u[k] for u in usages], pa.int64())
-        for k, name in enumerate(_COSTS_SCHEMA.names[:-1])
-    }
+    columns = _key_columns([(u[0], u[1], u[2], u[3]) for u in usages])
+    counts = [u[4:] for u in usages]
+    for k, name in enumerate(("prompt", "output", "cache_read", "cache_write", "at_us")):
+        columns[name] = arrow.numbers([c[k] for c in counts], pa.int64())
     columns["cost"] = arrow.strings(
         [None if c is None else _decimal(Decimal(repr(c))) for c in costs]
     )

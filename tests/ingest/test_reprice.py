@@ -191,9 +191,12 @@ def test_sql_pricing_agrees_with_the_per_call_loop(
     assert got.keys() == expected.keys()
     for run_id, cost in expected.items():
         assert got[run_id] == pytest.approx(cost, rel=1e-12, abs=1e-15), run_id
-    # the temp table and the registered tables are gone
-    left = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name LIKE 'rg_%'")
+    # the temp view and the registered tables are gone
+    left = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name LIKE 'rg_%'")
     assert left.fetchone() == (0,)
+    for name in ("rg_reprice_calls", "rg_reprice_rates", "rg_reprice_costs"):
+        with pytest.raises(duckdb.CatalogException):
+            con.execute(f"SELECT 1 FROM {name}")
 
 
 def test_tiered_bands_cut_at_the_threshold() -> None:
