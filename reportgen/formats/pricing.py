@@ -244,9 +244,10 @@ class PriceTable:
         thresholds (a ``TieredPrices`` applies a tier's rate to the whole call when the prompt
         is above the tier's start); each band's rates are found by pricing one-token calls at
         that band's rates through genai-prices itself, and checked on a mixed call. No bands
-        (price each call with :meth:`cost`) when the price changes within a day, the mixed
-        call disagrees, a rate is of a kind other than a number or tiers, or genai-prices
-        cannot price the model on that day."""
+        (price each call with :meth:`cost`) when the price changes within a day (a
+        time-of-day price), the mixed call disagrees, a rate is of a kind other than a number
+        or tiers, or genai-prices cannot price the model. The model is found once, and each
+        of its prices (one per date range) cut once."""
         if not model:
             return None
         override = self._override(model)
