@@ -1,6 +1,8 @@
 """One escaping rule per output medium for text that comes from agent traces (task, run and
 pair ids, step actions, messages). Agent text is hostile: it must show as text and never
-become markup, a link, an image, a terminal escape or a CI workflow command.
+become markup, a link, an image, a terminal escape or a CI workflow command; and it may hold
+secrets: each function replaces the built-in secret shapes first (reportgen.secrets), so a
+key in a task id never reaches a PR comment, a CI log or ``--explain``.
 
 - Markdown (PR comments, $GITHUB_STEP_SUMMARY): :func:`md_text` backslash-escapes every
   character Markdown gives a meaning inside a line, ``.``, ``:`` and ``@`` included, so no
@@ -16,6 +18,8 @@ become markup, a link, an image, a terminal escape or a CI workflow command.
 from __future__ import annotations
 
 import re
+
+from reportgen.secrets import redact_text
 
 #: Characters with a meaning inside a line of GitHub-flavoured Markdown: emphasis, code,
 #: links and images, raw HTML and entities, tables, strikethrough, math, autolinks.
@@ -42,14 +46,14 @@ def _visible(match: re.Match[str]) -> str:
 def md_text(text: object) -> str:
     """Agent text for Markdown: line breaks and control characters become spaces, and every
     Markdown-significant character is backslash-escaped (renders as itself)."""
-    flat = _CONTROL.sub(" ", str(text))
+    flat = _CONTROL.sub(" ", redact_text(str(text)))
     return _REFERENCE.sub(rf"\1\2{_JOINER}", _MD_SPECIAL.sub(r"\\\1", flat))
 
 
 def md_code(text: object) -> str:
     """Agent text as a Markdown code span (shown verbatim, never a link): fenced with more
     backticks than the text holds in a row, padded with spaces; ``|`` escaped for tables."""
-    flat = _CONTROL.sub(" ", str(text)).replace("|", "\\|")
+    flat = _CONTROL.sub(" ", redact_text(str(text))).replace("|", "\\|")
     longest = max((len(m) for m in _BACKTICKS.findall(flat)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith(("`", " ")) or flat.endswith(("`", " ")) or longest else ""
@@ -70,4 +74,4 @@ def term_line(line: object) -> str:
 def term_text(text: object) -> str:
     """Agent text for a terminal or CI log: control characters (newlines and ANSI escapes
     among them) shown as visible escapes, so the text stays on its line and changes nothing."""
-    return _CONTROL.sub(_visible, str(text))
+    return _CONTROL.sub(_visible, redact_text(str(text)))

@@ -14,28 +14,15 @@ from dataclasses import dataclass, field
 import duckdb
 
 from reportgen.errors import UsageError
+from reportgen.secrets import MARKER, SECRET_PATTERNS, ZERO_WIDTH
 
-MARKER = "[REDACTED]"
-
-#: Built-in secret shapes (RE2 syntax): name -> pattern. Each is specific enough not to
-#: match ordinary prose; docs/site.md lists them.
-SECRET_PATTERNS: dict[str, str] = {
-    "anthropic/openai key": r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-    "google api key": r"AIza[0-9A-Za-z_-]{35}",
-    "github token": r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-    "aws access key id": r"(?:AKIA|ASIA)[0-9A-Z]{16}",
-    "aws secret key": r"(?i:aws_secret_access_key)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}",
-    "slack token": r"xox[abposr]-[A-Za-z0-9-]{10,}",
-    "stripe key": r"[rs]k_live_[0-9A-Za-z]{16,}",
-    "hugging face token": r"hf_[A-Za-z0-9]{30,}",
-    "bearer token": r"(?i:bearer)\s+[A-Za-z0-9._~+/-]{16,}=*",
-    "private key block": (
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----"
-    ),
-    "password in url": r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\"'<>]+:[^/\s@\"'<>]+@",
-}
-#: Columns never redacted: hashes and ids reportgen makes itself, and fixed vocabularies.
-_KEEP = {"content_hash", "load_id", "format", "status", "type", "normaliser", "error_kind"}
+#: Columns never redacted: hashes and ids reportgen makes itself, and fixed vocabularies
+#: (a step's ``type`` is free text in trace v1: redacted like any text).
+_KEEP = {"content_hash", "load_id", "format", "status", "normaliser", "error_kind"}
+#: Column types whose text is redacted: text, JSON, and lists of text (input keys, the
+#: failing / resolved / new check ids of iterations).
+_TEXT = ("VARCHAR", "JSON")
+_LISTS = ("VARCHAR[]",)
 #: Identifiers: a redacted one keeps a short hash of the original, so two runs or tasks that
 #: differ only inside a secret stay two (pages and pairs are keyed by these).
 _IDS = {"run_id", "task_id", "suite", "label", "batch"}
@@ -112,15 +99,11 @@ def redact_archive(con: duckdb.DuckDBPyConnection, policy: Redaction) -> int:
     replaced = 0
     for table, cols in columns.items():
         source = f'"{database}".main."{table}"'
-        texts = [(c, k) for c, k in cols if k in ("VARCHAR", "JSON") and c not in _KEEP]
+        texts = [(c, k) for c, k in cols if k in (*_TEXT, *_LISTS) and c not in _KEEP]
         blanks = set() if policy.payloads else set(PAYLOADS.get(table, ()))
         swaps = [s for c, k in texts if (s := _swap(c, k, pattern, c in blanks))]
         if pattern and texts:
-            found = " + ".join(
-                f"coalesce(len(regexp_extract_all(CAST({_q(c)} AS VARCHAR), {_literal(pattern)})), 0)"
-                for c, _ in texts
-                if c not in blanks
-            )
+            found = " + ".join(_count(c, k, pattern) for c, k in texts if c not in blanks)
             if found:
                 replaced += int(_one(con, f"SELECT coalesce(sum({found}), 0) FROM {source}"))
         body = f"SELECT * REPLACE ({', '.join(swaps)}) FROM {source}" if swaps else None
@@ -132,6 +115,20 @@ def _q(column: str) -> str:
     return '"' + column.replace('"', '""') + '"'
 
 
+def _visible(text: str) -> str:
+    """SQL: ``text`` without zero-width characters (a key split by U+200B is still a key)."""
+    return f"regexp_replace({text}, {_literal(ZERO_WIDTH)}, '', 'g')"
+
+
+def _count(column: str, kind: str, pattern: str) -> str:
+    """SQL: how many secrets one column's value holds."""
+    if kind in _LISTS:
+        each = f"len(regexp_extract_all({_visible('x')}, {_literal(pattern)}))"
+        return f"coalesce(list_sum(list_transform({_q(column)}, lambda x: {each})), 0)"
+    text = _visible(f"CAST({_q(column)} AS VARCHAR)")
+    return f"coalesce(len(regexp_extract_all({text}, {_literal(pattern)})), 0)"
+
+
 def _swap(column: str, kind: str, pattern: str | None, blank: bool) -> str | None:
     """The replacement expression of one text column, or None to keep it as stored."""
     if blank:
@@ -139,12 +136,19 @@ def _swap(column: str, kind: str, pattern: str | None, blank: bool) -> str | Non
         return f"{empty} AS {_q(column)}"
     if pattern is None:
         return None
-    text = f"regexp_replace(CAST({_q(column)} AS VARCHAR), {_literal(pattern)}, '{MARKER}', 'g')"
-    if column in _IDS:
-        text = (
-            f"CASE WHEN regexp_matches({_q(column)}, {_literal(pattern)}) "
-            f"THEN {text} || '~' || left(md5({_q(column)}), 8) ELSE {_q(column)} END"
+    if kind in _LISTS:
+        each = f"regexp_replace({_visible('x')}, {_literal(pattern)}, '{MARKER}', 'g')"
+        found = f"regexp_matches({_visible('x')}, {_literal(pattern)})"
+        return (
+            f"list_transform({_q(column)}, lambda x: CASE WHEN {found} THEN {each} ELSE x END)"
+            f" AS {_q(column)}"
         )
+    visible = _visible(f"CAST({_q(column)} AS VARCHAR)")
+    redacted = f"regexp_replace({visible}, {_literal(pattern)}, '{MARKER}', 'g')"
+    text = f"CASE WHEN regexp_matches({visible}, {_literal(pattern)}) THEN {redacted} "
+    if column in _IDS:
+        text += f"|| '~' || left(md5({_q(column)}), 8) "
+    text += f"ELSE CAST({_q(column)} AS VARCHAR) END"
     if kind == "JSON":  # a user pattern may cut JSON apart: then keep the text as a JSON string
         text = (
             f"CASE WHEN {_q(column)} IS NULL THEN NULL "

@@ -1,0 +1,113 @@
+"""Secrets never published, whatever their disguise or column: a key JSON-escaped, in an env
+list, URL-encoded or split by a zero-width character, in a step's free-text ``type``, in its
+input keys and in an iteration's failing check ids (lists of text) never reaches a page or
+``data/``; outside a build, a secret in a task id never reaches the PR comment
+(``--markdown``), ``gate``'s error line or ``--explain``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from reportgen.ingest import ingest
+from reportgen.site import build_site
+from tests.hostile.conftest import ROOT, cli, write_runs
+
+# Built by concatenation so that no secret scanner flags this file.
+AWS = "e" * 40
+DISGUISED = {
+    "json-escaped": '{"env": "AWS_SECRET_ACCESS_KEY=\\"' + AWS + '\\""}',
+    "env list": '{"name": "AWS_SECRET_ACCESS_KEY", "value": "' + "f" * 40 + '"}',
+    "url-encoded": "aws_secret_access_key%3D" + "g" * 40,
+    "zero-width": "sk-ant-\u200b" + "Q" * 40,
+}
+NEEDLES = [AWS, "f" * 40, "g" * 40, "Q" * 40, "K" * 36, "T" * 36, "F" * 36]
+KEY_AS_NAME = "ghp_" + "K" * 36  # an input key
+TYPE_TEXT = "ghp_" + "T" * 36  # a step type
+FAILING_ID = "ghp_" + "F" * 36  # an iteration's failing check
+
+
+def _published(site: Path) -> str:
+    parts = []
+    con = duckdb.connect()
+    for path in sorted(site.rglob("*")):
+        if path.is_file() and path.suffix == ".parquet":
+            parts.append(repr(con.execute(f"SELECT * FROM read_parquet('{path}')").fetchall()))
+        elif path.is_file():
+            parts.append(path.read_bytes().decode("utf-8", "replace"))
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("disguised")
+    runs = [
+        {
+            "task_id": f"task-{name.replace(' ', '-')}",
+            "label": label,
+            "suite": "s",
+            "started_at": "2026-11-28T02:00:00Z",
+            "steps": [
+                {
+                    "type": "tool",
+                    "action": "call",
+                    "input": {"q": 1},
+                    "output": text,
+                    "status": "ok",
+                },
+                {
+                    "type": TYPE_TEXT,
+                    "action": "other",
+                    "input": {KEY_AS_NAME: 1},
+                    "output": "x",
+                    "status": "ok",
+                },
+            ],
+        }
+        for name, text in DISGUISED.items()
+        for label in ("baseline", "candidate")
+    ]
+    sample = ROOT / "sample_runs" / "iterations" / "backlog-thrashing.jsonl"
+    records = [json.loads(line) for line in sample.read_text().splitlines() if line.strip()]
+    for record in records:
+        record["failing"] = [*record.get("failing", []), FAILING_ID]
+    iterations = root / "iterations" / "loop.jsonl"
+    iterations.parent.mkdir()
+    iterations.write_text("".join(json.dumps(r) + "\n" for r in records))
+    db = root / "a.duckdb"
+    ingest([write_runs(root / "runs" / "runs.jsonl", runs), iterations], db)
+    return db
+
+
+def test_no_disguised_secret_reaches_the_site(archive: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site(archive, site, build_time="2026-11-29T06:00:00Z")
+    text = _published(site)
+    assert [n for n in NEEDLES if n in text] == []
+    assert "[REDACTED]" in text
+
+
+def test_a_secret_task_id_stays_out_of_comments_and_logs(tmp_path: Path) -> None:
+    secret = "ghp_" + "S" * 36
+    runs = {
+        side: [
+            {
+                "task_id": f"deploy {secret}",
+                "label": side,
+                "suite": "s",
+                "steps": [{"type": "tool", "action": "a", "status": "ok"}] * (1 + i),
+            }
+        ]
+        for i, side in enumerate(("baseline", "candidate"))
+    }
+    folders = [write_runs(tmp_path / side / "r.jsonl", runs[side]).parent for side in runs]
+    markdown = cli("compare", *folders, "--markdown")
+    explained = cli("compare", *folders, "--explain")
+    gate = cli("compare", *folders, "--max-divergence", "0")
+    assert gate.exit_code == 3
+    for result in (markdown, explained, gate):
+        assert "S" * 36 not in result.stdout + result.stderr
+    assert "REDACTED" in markdown.stdout and "REDACTED" in gate.stderr
