@@ -2,18 +2,21 @@
 
 Every array function takes its units (tasks) on the last axis and may carry any leading axes
 (many comparisons at once: the simulation tests run 200 of them in one call). Distributions
-come from :mod:`scipy.stats`; nothing here loops over tasks or resamples in Python."""
+come from :mod:`scipy.special` (Student's t, the normal quantile: the functions scipy.stats's
+``t`` and ``binomtest(...).proportion_ci(method="wilson")`` compute with, called directly) and,
+for the exact tests, from :mod:`scipy.stats`, imported only when a test has data to judge:
+importing scipy.stats costs a process about half a second. Nothing here loops over tasks or
+resamples in Python."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 FloatArray = npt.NDArray[np.float64]
 Verdict = Literal["regression", "improvement", "no_change", "inconclusive"]
@@ -55,25 +58,60 @@ def paired_t(
         return Interval(mean, nan, nan, nan.copy())
     with np.errstate(all="ignore"):  # zero spread or overflowing values: NaN, no warning
         se = d.std(axis=-1, ddof=1) / math.sqrt(n)
-        half = stats.t.ppf(1 - alpha / 2, n - 1) * se
+        half = t_ppf(1 - alpha / 2, n - 1) * se
         t = (mean - popmean) / se
     if alternative == "greater":
-        p = stats.t.sf(t, n - 1)
+        p = t_sf(t, n - 1)
         p = np.where(se == 0, np.where(mean > popmean, 0.0, 1.0), p)
     else:
-        p = 2 * stats.t.sf(np.abs(t), n - 1)
+        p = 2 * t_sf(np.abs(t), n - 1)
         p = np.where(se == 0, np.where(mean == popmean, 1.0, 0.0), p)
     with np.errstate(all="ignore"):
         low, high = mean - half, mean + half
     return Interval(mean, low, high, np.asarray(p, dtype=np.float64))
 
 
+def _stats() -> Any:
+    """:mod:`scipy.stats`, imported on first use (about half a second)."""
+    from scipy import stats
+
+    return stats
+
+
+def t_ppf(q: npt.ArrayLike, df: npt.ArrayLike) -> Any:
+    """Student's t quantile, ``scipy.stats.t.ppf(q, df)`` for ``0 < q < 1`` and ``df > 0``
+    (the special function it calls, without importing scipy.stats)."""
+    from scipy.special import stdtrit
+
+    return stdtrit(df, q)
+
+
+def t_sf(x: npt.ArrayLike, df: npt.ArrayLike) -> Any:
+    """Student's t survival function, ``scipy.stats.t.sf(x, df)`` for ``df > 0`` (the special
+    function it calls, without importing scipy.stats)."""
+    from scipy.special import stdtr
+
+    return stdtr(df, np.negative(x))
+
+
 def wilson(successes: int, trials: int, alpha: float = 0.05) -> tuple[float, float]:
-    """The Wilson score interval of a pass rate (scipy's binomtest); (nan, nan) for none."""
+    """The Wilson score interval of a pass rate (no continuity correction); (nan, nan) for
+    none. scipy's ``binomtest(successes, trials).proportion_ci(1 - alpha, method="wilson")``,
+    operation for operation, without importing scipy.stats."""
     if trials == 0:
         return (math.nan, math.nan)
-    ci = stats.binomtest(successes, trials).proportion_ci(1 - alpha, method="wilson")
-    return (float(ci.low), float(ci.high))
+    from scipy.special import ndtri
+
+    k, n, confidence_level = successes, trials, 1 - alpha
+    p = k / n
+    z = ndtri(0.5 + 0.5 * confidence_level)
+    denom = 2 * (n + z**2)
+    center = (2 * n * p + z**2) / denom
+    q = 1 - p
+    delta = z / denom * math.sqrt(4 * n * p * q + z**2)
+    low = 0.0 if k == 0 else center - delta
+    high = 1.0 if k == n else center + delta
+    return (float(low), float(high))
 
 
 def mcnemar_exact(broken: int, fixed: int) -> float:
@@ -81,7 +119,7 @@ def mcnemar_exact(broken: int, fixed: int) -> float:
     against ``fixed`` (failed → passed), as a binomial test at one half."""
     if broken + fixed == 0:
         return 1.0
-    return float(stats.binomtest(fixed, broken + fixed, 0.5).pvalue)
+    return float(_stats().binomtest(fixed, broken + fixed, 0.5).pvalue)
 
 
 def newcombe_paired(
@@ -127,8 +165,10 @@ def fisher_exact(x_base: int, n_base: int, x_cand: int, n_cand: int) -> float:
     """Fisher's exact test (two-sided) that two independent proportions are equal."""
     if n_base == 0 or n_cand == 0:
         return math.nan
+    if x_base + x_cand == 0 or x_base + x_cand == n_base + n_cand:
+        return 1.0  # a column of zeros: scipy's answer too (only one table has these margins)
     table = [[x_cand, n_cand - x_cand], [x_base, n_base - x_base]]
-    return float(stats.fisher_exact(table).pvalue)
+    return float(_stats().fisher_exact(table).pvalue)
 
 
 def bootstrap_indices(rng: np.random.Generator, n: int, resamples: int) -> npt.NDArray[np.int64]:
@@ -250,8 +290,8 @@ def min_detectable_effect(half_width: float, n: int, alpha: float, power: float 
     is no interval."""
     if n < 2 or not math.isfinite(half_width):
         return math.nan
-    q = float(stats.t.ppf(1 - alpha / 2, n - 1))
-    return half_width * (q + float(stats.t.ppf(power, n - 1))) / q
+    q = float(t_ppf(1 - alpha / 2, n - 1))
+    return half_width * (q + float(t_ppf(power, n - 1))) / q
 
 
 def holm(p_values: npt.ArrayLike) -> FloatArray:
@@ -280,7 +320,7 @@ def benjamini_hochberg(p_values: npt.ArrayLike) -> FloatArray:
     out = np.full(p.shape, np.nan)
     known = ~np.isnan(p)
     if known.any():
-        out[known] = stats.false_discovery_control(p[known], method="bh")
+        out[known] = _stats().false_discovery_control(p[known], method="bh")
     return out
 
 

@@ -3,8 +3,10 @@ import them when they run (bench/startup.py measures the time)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,3 +25,49 @@ def test_start_up_imports_nothing_heavy(args: list[str]) -> None:
     top = {name.split(".")[0] for name in imported}
     assert "reportgen" in top and "typer" in top  # the trace did record the imports
     assert not top & set(HEAVY), sorted(top & set(HEAVY))
+
+
+def _trace(path: Path, task: str, statuses: list[str], success: bool | None = None) -> Path:
+    steps = [{"type": "tool_call", "action": "read_file", "status": s} for s in statuses]
+    run = {"task_id": task, "steps": steps, **({} if success is None else {"success": success})}
+    path.write_text(json.dumps(run))
+    return path
+
+
+def _compare_imports(baseline: Path, candidate: Path) -> set[str]:
+    """The modules a whole ``compare BASELINE CANDIDATE --json`` process imported."""
+    script = (
+        "import sys; from reportgen.cli import main; sys.argv[0] = 'reportgen'\n"
+        "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
+        "sys.stderr.write('\\n'.join(sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, "compare", str(baseline), str(candidate), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(result.stdout)["summary"]["metrics"]  # the statistics were computed
+    return set(result.stderr.splitlines())
+
+
+def test_compare_json_imports_no_scipy_stats_nor_rich(tmp_path: Path) -> None:
+    # t intervals and Wilson intervals come from scipy.special: scipy.stats (about 0.5 s a
+    # process) only for an exact test that has discordant pairs or errored runs to judge
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    for n in range(3):
+        _trace(tmp_path / "b" / f"t{n}.json", f"t{n}", ["ok", "ok"], success=True)
+        _trace(tmp_path / "c" / f"t{n}.json", f"t{n}", ["ok", "error", "ok"], success=True)
+    imported = _compare_imports(tmp_path / "b", tmp_path / "c")
+    assert "scipy.special" in imported  # the trace did record the imports
+    assert not {"scipy.stats", "rich"} & imported
+
+
+def test_compare_json_imports_scipy_stats_for_an_exact_test(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    for n in range(3):
+        _trace(tmp_path / "b" / f"t{n}.json", f"t{n}", ["ok"], success=True)
+        _trace(tmp_path / "c" / f"t{n}.json", f"t{n}", ["ok"], success=n > 0)
+    assert "scipy.stats" in _compare_imports(tmp_path / "b", tmp_path / "c")  # McNemar's

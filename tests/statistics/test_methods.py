@@ -40,6 +40,27 @@ def test_wilson_seven_of_sixteen() -> None:
     assert (round(low, 4), round(high, 4)) == (0.2310, 0.6682)
 
 
+def test_scipy_special_gives_scipy_stats_numbers_bit_for_bit() -> None:
+    # t and Wilson come from the special functions scipy.stats calls (so that a comparison
+    # need not import scipy.stats): the same float64, to the last bit
+    from scipy import stats
+
+    for df in [1, 2, 3, 7, 30, 199, 1999, 10**6]:
+        for q in [0.8, 0.95, 0.975, 0.9875, 1 - 0.05 / 14, 0.999]:
+            assert methods.t_ppf(q, df) == stats.t.ppf(q, df)
+        x = np.array([[0.0, -0.0, 0.3, -2.5, 40.0], [np.inf, -np.inf, np.nan, 1e300, -7.0]])
+        np.testing.assert_array_equal(methods.t_sf(x, df), stats.t.sf(x, df))
+        assert methods.t_sf(np.float64(1.7), df) == stats.t.sf(np.float64(1.7), df)
+    for n in [1, 2, 5, 16, 99, 2000]:
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            for alpha in [0.05, 0.025, 0.05 / 7, 0.5]:
+                ci = stats.binomtest(k, n).proportion_ci(1 - alpha, method="wilson")
+                assert methods.wilson(k, n, alpha) == (float(ci.low), float(ci.high))
+    for x_b, n_b, x_c, n_c in [(0, 5, 0, 3), (5, 5, 3, 3), (0, 50, 2, 50), (1, 2, 1, 3)]:
+        table = [[x_c, n_c - x_c], [x_b, n_b - x_b]]
+        assert methods.fisher_exact(x_b, n_b, x_c, n_c) == stats.fisher_exact(table).pvalue
+
+
 def test_mcnemar_exact_on_a_two_by_two() -> None:
     # 6 pairs broken, 1 fixed: two-sided exact p = 2 * P(X <= 1 | 7, 1/2) = 2 * 8 / 128
     assert methods.mcnemar_exact(6, 1) == pytest.approx(0.125)
