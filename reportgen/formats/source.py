@@ -171,8 +171,12 @@ def _walk(folder: str, notices: list[str]) -> Iterator[str]:
     for entry in folders:
         if entry.is_symlink() and not entry.name.startswith("."):
             notices.append(f"skipped {show(entry.path)}: a symlink to a folder (not followed)")
+    # an Inspect Scout scan's errors file is read with its _scan.json (often empty: no errors)
+    scan = any(entry.name == "_scan.json" for entry in files)
     for entry in files:
         if not _input_name(entry.name) or entry.name.startswith("."):
+            continue
+        if scan and entry.name == "_errors.jsonl":
             continue
         plain = not entry.is_symlink() and entry.is_file(follow_symlinks=False)
         kind = "file" if plain else _kind(Path(entry.path))
