@@ -1,9 +1,9 @@
--- inspect_scout_attach_archived: the archived runs of the transcripts an Inspect Scout scan of
---   this load scanned (those the load does not stage again) get its scanners' entries in
---   meta.<$key>.<scanner>, as inspect_scout_attach.sql gives staged runs.
+-- inspect_scout_attach_archived: archived runs an Inspect Scout scan of this load scanned (and
+--   the load does not stage again) get its entries in meta.<$key>.<scanner>.
 -- Grain: none: updates runs (one row per archived run a staged scan scanned).
 -- Needs: archive table runs; temp tables rg_scout_entries (inspect_scout_entries.sql) and
 --   stage_runs; parameters $prefix (the load's run id prefix), $key (the meta key: scanners).
+-- As inspect_scout_attach.sql gives staged runs.
 UPDATE runs SET meta = json_merge_patch(runs.meta, p.patch)
 FROM (
     SELECT $prefix || transcript_id AS rg_run_id,
