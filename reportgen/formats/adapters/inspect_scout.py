@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
@@ -28,6 +29,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from reportgen._sql import load_sql
+from reportgen.archive import arrow
 from reportgen.errors import InputError
 from reportgen.formats.adapters.rows import log, parse_document, require
 from reportgen.formats.base import Marked, StageOptions
@@ -39,24 +41,12 @@ ERRORS_FILE = "_errors.jsonl"
 META_KEY = "scanners"
 _SCAN_ID = Marked(rb'"scan_id"\s*:\s*"')
 
-# What a result row keeps, as strings: the Parquet columns (by name) or null where a version
-# of Scout writes none. ``scanner`` is the file's scanner key when the column is missing.
-_RESULT_COLUMNS = ("transcript_id", "value", "value_type", "answer", "explanation", "scan_error")
-_RESULTS = pa.schema(
-    [("scan_id", pa.string()), ("scanner", pa.string()), ("ord", pa.int64())]
-    + [(c, pa.string()) for c in _RESULT_COLUMNS]
-)
-_ERRORS = pa.schema(
-    [(c, pa.string()) for c in ("scan_id", "scanner", "transcript_id", "error")]
-    + [("ord", pa.int64())]
-)
-_SCANS = pa.schema(
-    [("scan_id", pa.string()), ("scan_file", pa.string()), ("scanners", pa.list_(pa.string()))]
-)
-_SCANNED = pa.schema(
-    [("scan_id", pa.string()), ("scan_file", pa.string()), ("transcript_id", pa.string()),
-     ("log", pa.string())]
+# The columns of a scanner's Parquet file a result keeps (as text; NULL where a version of Scout
+# writes none). ``scanner_key`` names the scanner, else the file's name does.
+_RESULT_COLUMNS = (
+    "transcript_id", "value", "value_type", "answer", "explanation", "scan_error", "scanner_key",
 )  # fmt: skip
+_FILE = "rg_scout_file"  # the Arrow table each file is registered as while it is inserted
 
 
 def scan_folder(folder: Path) -> bool:
@@ -86,37 +76,39 @@ class InspectScout:
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
     ) -> None:
-        results: list[pa.Table] = []
-        errors: list[pa.Table] = []
-        scanned: list[pa.Table] = []
-        scans: list[_Scan] = []
+        """Read every scan's files into the rg_scout_* temp tables (inspect_scout_tables.sql):
+        each file is one Arrow table, inserted by DuckDB with the scan's constants."""
+        con.execute(load_sql("inspect_scout_tables"))
         for source in sources:
             scan = _read_scan(source)
-            scans.append(scan)
-            results += [_results(scan, path) for path in scan.result_files]
-            errors.append(_errors(scan, options.max_record_bytes))
-            scanned.append(_scanned(scan))
-        specs = pa.table(
-            {
-                "scan_id": [s.scan_id for s in scans],
-                "scan_file": [s.source.display for s in scans],
-                "scanners": [list(s.scanners) for s in scans],
-            },
-            schema=_SCANS,
-        )
-        for name, tables, schema in (
-            ("rg_scout_scans", [specs], _SCANS),
-            ("rg_scout_results", results, _RESULTS),
-            ("rg_scout_errors", errors, _ERRORS),
-            ("rg_scout_scanned", scanned, _SCANNED),
-        ):
-            table = pa.concat_tables(tables) if tables else schema.empty_table()
-            con.register(f"{name}_arrow", table)
-            try:
-                con.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name} AS FROM {name}_arrow LIMIT 0")
-                con.execute(f"INSERT INTO {name} BY NAME FROM {name}_arrow")
-            finally:
-                con.unregister(f"{name}_arrow")
+            con.execute(
+                load_sql("inspect_scout_scan"),
+                {
+                    "scan_id": scan.scan_id,
+                    "scan_file": source.display,
+                    "scanners": list(scan.scanners),
+                },
+            )
+            for path in scan.result_files:
+                _insert(
+                    con,
+                    "inspect_scout_results",
+                    _results(path),
+                    scan_id=scan.scan_id,
+                    scanner=path.stem,
+                )
+            errors = _errors(scan, options.max_record_bytes)
+            if errors is not None:
+                _insert(con, "inspect_scout_errors", errors, scan_id=scan.scan_id)
+            scanned = _scanned(scan)
+            if scanned is not None:
+                _insert(
+                    con,
+                    "inspect_scout_scanned",
+                    scanned,
+                    scan_id=scan.scan_id,
+                    scan_file=source.display,
+                )
 
     def annotate(self, con: duckdb.DuckDBPyConnection, run_id_prefix: str) -> None:
         """Attach the staged scans' results to the runs they scanned (the load's staged runs,
@@ -168,13 +160,22 @@ def _read_scan(source: SourceFile) -> _Scan:
     return _Scan(source, str(scan_id), scanners, files, spec.get("transcripts"))
 
 
-def _results(scan: _Scan, path: Path) -> pa.Table:
-    """A scanner's result rows, as strings (the value typed later by its ``value_type``)."""
+def _insert(con: duckdb.DuckDBPyConnection, sql: str, table: pa.Table, **given: str) -> None:
+    """Insert one file's rows (``table``, registered as ``rg_scout_file``) with ``sql``."""
+    con.register(_FILE, table)
+    try:
+        con.execute(load_sql(sql), given)
+    finally:
+        con.unregister(_FILE)
+
+
+def _results(path: Path) -> pa.Table:
+    """A scanner's result rows, as text (the value typed later by its ``value_type``), with
+    their position (``ord``)."""
     try:
         parquet = pq.ParquetFile(path)
         names = set(parquet.schema_arrow.names)
-        wanted = [c for c in (*_RESULT_COLUMNS, "scanner_key") if c in names]
-        table = parquet.read(columns=wanted)
+        table = parquet.read(columns=[c for c in _RESULT_COLUMNS if c in names])
     except (OSError, pa.ArrowException) as exc:
         raise InputError(
             str(path), f"not a readable Parquet file of Scout results ({exc})"
@@ -182,79 +183,65 @@ def _results(scan: _Scan, path: Path) -> pa.Table:
     if "transcript_id" not in names:
         raise InputError(str(path), "required column is missing", field="transcript_id")
     rows = table.num_rows
-    scanner = (
-        pc.cast(table["scanner_key"], pa.string())
-        if "scanner_key" in names
-        else pa.array([path.stem] * rows, pa.string())
+    columns = [
+        _text(table[c]) if c in names else pa.nulls(rows, pa.string()) for c in _RESULT_COLUMNS
+    ]
+    return pa.Table.from_arrays(
+        [*columns, arrow.numbers(np.arange(rows), pa.int64())], names=[*_RESULT_COLUMNS, "ord"]
     )
-    columns: dict[str, pa.Array | pa.ChunkedArray] = {
-        "scan_id": pa.array([scan.scan_id] * rows, pa.string()),
-        "scanner": scanner,
-        "ord": pa.array(range(rows), pa.int64()),
-    }
-    for column in _RESULT_COLUMNS:
-        columns[column] = _text(table[column]) if column in names else pa.nulls(rows, pa.string())
-    return pa.table(columns, schema=_RESULTS)
 
 
 def _text(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """A column as strings: numbers and booleans as Scout would print them, nested values as
-    JSON text (by DuckDB, column-wise)."""
+    """A column as text: strings as they are, numbers and booleans as Arrow prints them
+    (``true``), nested values as JSON (by DuckDB, column-wise)."""
     kind = column.type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        return pc.cast(column, pa.string())
-    if pa.types.is_boolean(kind):
-        return pc.if_else(column, "true", "false")
-    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+    if (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_boolean(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_floating(kind)
+    ):
         return pc.cast(column, pa.string())
     with duckdb.connect() as con:
-        con.register("rg_column", pa.table({"c": column}))
+        con.register("rg_column", pa.Table.from_arrays([column], names=["c"]))
         return con.sql("SELECT CAST(to_json(c) AS VARCHAR) AS c FROM rg_column").arrow()["c"]
 
 
-def _errors(scan: _Scan, limit: int) -> pa.Table:
+def _errors(scan: _Scan, limit: int) -> pa.Table | None:
     """``_errors.jsonl`` beside the spec: one scanner error a line (transcript_id, scanner,
-    error, traceback); an empty or absent file holds none."""
+    error, traceback); None when the file is absent or empty (no scanner failed)."""
     path = scan.source.path.parent / ERRORS_FILE
-    empty = _ERRORS.empty_table()
     try:
         data = path.read_bytes() if path.is_file() else b""
     except OSError as exc:
         raise InputError(str(path), f"cannot read: {exc.strerror}") from None
     if not data.strip():
-        return empty
+        return None
     try:
         table = pa_json.read_json(
             io.BytesIO(data), read_options=pa_json.ReadOptions(block_size=max(limit, 1 << 20))
         )
     except pa.ArrowException as exc:
         raise InputError(str(path), f"not Scout scanner errors (JSON lines): {exc}") from None
-    names = set(table.column_names)
-    for column in ("transcript_id", "scanner", "error"):
-        if column not in names:
+    names = ("scanner", "transcript_id", "error")
+    for column in names:
+        if column not in table.column_names:
             raise InputError(str(path), "required field is missing", field=column)
-    rows = table.num_rows
-    return pa.table(
-        {
-            "scan_id": pa.array([scan.scan_id] * rows, pa.string()),
-            "scanner": _text(table["scanner"]),
-            "transcript_id": _text(table["transcript_id"]),
-            "error": _text(table["error"]),
-            "ord": pa.array(range(rows), pa.int64()),
-        },
-        schema=_ERRORS,
+    return pa.Table.from_arrays(
+        [*(_text(table[c]) for c in names), arrow.numbers(np.arange(table.num_rows), pa.int64())],
+        names=[*names, "ord"],
     )
 
 
-def _scanned(scan: _Scan) -> pa.Table:
+def _scanned(scan: _Scan) -> pa.Table | None:
     """The transcripts the spec says were scanned (id and log), from its ``transcripts``
-    table (``fields`` + CSV ``data``); none when the spec has no such table (the results
+    table (``fields`` + CSV ``data``); None when the spec has no such table (the results
     then tell which transcripts were scanned)."""
     table = scan.transcripts
     data = table.get("data") if isinstance(table, dict) else None
-    empty = _SCANNED.empty_table()
     if not isinstance(data, str) or not data.strip():
-        return empty
+        return None
     try:
         rows = pa_csv.read_csv(
             io.BytesIO(data.encode("utf-8")),
@@ -273,17 +260,9 @@ def _scanned(scan: _Scan) -> pa.Table:
     names = set(rows.column_names)
     key = "transcript_id" if "transcript_id" in names else "sample_id"
     if key not in names:
-        return empty
-    count = rows.num_rows
-    return pa.table(
-        {
-            "scan_id": pa.array([scan.scan_id] * count, pa.string()),
-            "scan_file": pa.array([scan.source.display] * count, pa.string()),
-            "transcript_id": pc.cast(rows[key], pa.string()),
-            "log": pc.cast(rows["log"], pa.string()) if "log" in names else pa.nulls(count),
-        },
-        schema=_SCANNED,
-    )
+        return None
+    logs = rows["log"] if "log" in names else pa.nulls(rows.num_rows, pa.string())
+    return pa.Table.from_arrays([rows[key], logs], names=["transcript_id", "log"])
 
 
 def _notice(

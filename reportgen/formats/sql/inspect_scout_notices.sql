@@ -4,8 +4,9 @@
 --   transcripts each spec lists, with their log), rg_scout_entries (inspect_scout_entries.sql),
 --   stage_runs; archive table runs; parameter $prefix (the load's run id prefix).
 -- Columns: scan_file, scan_id, scanners (as the spec lists them), runs (runs given entries),
---   results and errors (counted on those runs), missing (transcripts scanned, by the spec or the results,
---   that are no run of the load or the archive), logs (their log files' names, sorted).
+--   results and errors (counted on those runs), missing (transcripts scanned, by the spec or
+--   the results, that are no run of the load or the archive), logs (their log files' names,
+--   sorted).
 WITH present AS (
     SELECT run_id FROM stage_runs
     UNION
