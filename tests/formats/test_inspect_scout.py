@@ -246,11 +246,18 @@ def scan_copy(tmp_path: Path) -> Path:
 
 
 def test_a_bad_parquet_file_is_refused(scan_copy: Path, tmp_path: Path) -> None:
+    """A bad results file is an error of its scan (one line naming both), the archive is left
+    as it was; with --skip-invalid the logs load and the scan is listed as invalid."""
     from reportgen.errors import InputError
 
     (scan_copy / "word_counter.parquet").write_bytes(b"not parquet")
     db = tmp_path / "a.duckdb"
     with pytest.raises(InputError) as refused:
         ingest([scan_copy, SECURITY], db)
-    assert "word_counter.parquet" in str(refused.value)
+    said = str(refused.value)
+    assert "_scan.json: word_counter.parquet: not a readable Parquet file" in said
+    assert "\n" not in said
     assert not db.exists()
+    report = ingest([scan_copy, SECURITY], db, skip_invalid=True)
+    assert [Path(e.path).name for e in report.invalid] == ["_scan.json"]
+    assert report.counts["runs"] == 16 and _scanners(db) == {}

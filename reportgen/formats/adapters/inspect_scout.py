@@ -93,7 +93,7 @@ class InspectScout:
                 _insert(
                     con,
                     "inspect_scout_results",
-                    _results(path),
+                    _results(scan, path),
                     scan_id=scan.scan_id,
                     scanner=path.stem,
                 )
@@ -169,19 +169,22 @@ def _insert(con: duckdb.DuckDBPyConnection, sql: str, table: pa.Table, **given: 
         con.unregister(_FILE)
 
 
-def _results(path: Path) -> pa.Table:
+def _results(scan: _Scan, path: Path) -> pa.Table:
     """A scanner's result rows, as text (the value typed later by its ``value_type``), with
-    their position (``ord``)."""
+    their position (``ord``). A bad file is an error of the scan (its ``_scan.json``, the
+    file ingest loads, so that ``--skip-invalid`` skips the scan)."""
     try:
         parquet = pq.ParquetFile(path)
         names = set(parquet.schema_arrow.names)
         table = parquet.read(columns=[c for c in _RESULT_COLUMNS if c in names])
     except (OSError, pa.ArrowException) as exc:
         raise InputError(
-            str(path), f"not a readable Parquet file of Scout results ({exc})"
+            scan.source.display, f"{path.name}: not a readable Parquet file of results ({exc})"
         ) from None
     if "transcript_id" not in names:
-        raise InputError(str(path), "required column is missing", field="transcript_id")
+        raise InputError(
+            scan.source.display, f"{path.name}: required column is missing", field="transcript_id"
+        )
     rows = table.num_rows
     columns = [
         _text(table[c]) if c in names else pa.nulls(rows, pa.string()) for c in _RESULT_COLUMNS
@@ -215,7 +218,7 @@ def _errors(scan: _Scan, limit: int) -> pa.Table | None:
     try:
         data = path.read_bytes() if path.is_file() else b""
     except OSError as exc:
-        raise InputError(str(path), f"cannot read: {exc.strerror}") from None
+        raise InputError(scan.source.display, f"{path.name}: cannot read: {exc.strerror}") from None
     if not data.strip():
         return None
     try:
@@ -223,11 +226,15 @@ def _errors(scan: _Scan, limit: int) -> pa.Table | None:
             io.BytesIO(data), read_options=pa_json.ReadOptions(block_size=max(limit, 1 << 20))
         )
     except pa.ArrowException as exc:
-        raise InputError(str(path), f"not Scout scanner errors (JSON lines): {exc}") from None
+        raise InputError(
+            scan.source.display, f"{path.name}: not Scout scanner errors (JSON lines): {exc}"
+        ) from None
     names = ("scanner", "transcript_id", "error")
     for column in names:
         if column not in table.column_names:
-            raise InputError(str(path), "required field is missing", field=column)
+            raise InputError(
+                scan.source.display, f"{path.name}: required field is missing", field=column
+            )
     return pa.Table.from_arrays(
         [*(_text(table[c]) for c in names), arrow.numbers(np.arange(table.num_rows), pa.int64())],
         names=[*names, "ord"],
