@@ -4,7 +4,9 @@ become markup, a link, an image, a terminal escape or a CI workflow command.
 
 - Markdown (PR comments, $GITHUB_STEP_SUMMARY): :func:`md_text` backslash-escapes every
   character Markdown gives a meaning inside a line, ``.``, ``:`` and ``@`` included, so no
-  autolink (``http://``, ``www.``, e-mail) can form; :func:`md_code` makes a code span.
+  autolink (``http://``, ``www.``, e-mail) can form, and puts an invisible word joiner into
+  GitHub's references (``GH-3``, ``#3``, ``@user``) so none links to an issue or a person;
+  :func:`md_code` makes a code span (GitHub links nothing inside one).
 - Terminal and CI logs: :func:`term_text` shows control characters (newlines, ANSI escapes,
   C1 controls, Unicode line separators) as visible ``\\xNN`` / ``\\uNNNN`` text, so agent text
   never starts a line; reportgen never starts a line with agent text itself, so no line can
@@ -21,6 +23,10 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]()!<>|&~$:@.#])")
 #: Line breaks and other control characters (C0, DEL, C1, Unicode line/paragraph separators).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _BACKTICKS = re.compile(r"`+")
+#: GitHub's own references (``GH-12``, ``#12``, ``@name``), which it links after rendering
+#: (a backslash does not stop them): a word joiner (U+2060, invisible) breaks them.
+_REFERENCE = re.compile(r"(?i)(\bgh)(?=-\d)|(\\[#@])(?=\w)")
+_JOINER = "\u2060"
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -37,7 +43,7 @@ def md_text(text: object) -> str:
     """Agent text for Markdown: line breaks and control characters become spaces, and every
     Markdown-significant character is backslash-escaped (renders as itself)."""
     flat = _CONTROL.sub(" ", str(text))
-    return _MD_SPECIAL.sub(r"\\\1", flat)
+    return _REFERENCE.sub(rf"\1\2{_JOINER}", _MD_SPECIAL.sub(r"\\\1", flat))
 
 
 def md_code(text: object) -> str:
@@ -48,6 +54,17 @@ def md_code(text: object) -> str:
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith(("`", " ")) or flat.endswith(("`", " ")) or longest else ""
     return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def term_line(line: object) -> str:
+    """A whole line for a terminal or CI log (one ``print`` of a report): :func:`term_text`,
+    and a line that would start with ``::`` after its leading blanks (a GitHub Actions
+    workflow command) gets its first colon shown as ``\\x3a``."""
+    shown = term_text(line)
+    blank = len(shown) - len(shown.lstrip())
+    if shown.startswith("::", blank):
+        return f"{shown[:blank]}\\x3a{shown[blank + 1 :]}"
+    return shown
 
 
 def term_text(text: object) -> str:

@@ -110,17 +110,21 @@ def listed(manifest: dict[str, Any]) -> set[str]:
 
 def remove_strays(root: Path, manifest: dict[str, Any]) -> int:
     """Delete what writers that died left (files no manifest lists, staging folders, unswapped
-    manifests); return how many files went. Call with the lock held."""
+    manifests); return how many files went. Call with the lock held. Never through a symlink:
+    a table folder that is one (``steps -> /bigdisk/steps``) may hold anyone's files, so
+    nothing in it is deleted; symlinked folders inside are not entered."""
     keep = listed(manifest)
     gone = 0
     for entry in os.listdir(root):
         path = root / entry
+        if path.is_symlink():
+            continue
         if entry.startswith(".stage-") and path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
         elif entry.startswith(".manifest-"):
             path.unlink(missing_ok=True)
         elif entry in (*PARTITIONED, *SMALL) and path.is_dir():
-            for folder, dirs, files in os.walk(path, topdown=False):
+            for folder, dirs, files in os.walk(path, topdown=False, followlinks=False):
                 for file in files:
                     relative = os.path.relpath(os.path.join(folder, file), root)
                     if relative not in keep:

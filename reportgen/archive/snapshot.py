@@ -13,10 +13,6 @@ import hashlib
 import os
 import shutil
 import tempfile
-import urllib.error
-import urllib.parse
-import urllib.request
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +24,16 @@ from reportgen import __version__
 from reportgen.archive.connection import SCHEMA_VERSION, connect, duckdb_path, recompute_step_hashes
 from reportgen.archive.parquet import parquet_location
 from reportgen.archive.parquet_convert import convert
+from reportgen.archive.snapshot_fetch import (
+    MANIFEST,
+    MANIFEST_BYTES,
+    deadline_from_env,
+    fetcher,
+    is_url,
+    public_url,
+)
 from reportgen.errors import InputError
 
-MANIFEST = "manifest.json"
 FORMAT = "reportgen-archive-snapshot"
 FORMAT_VERSION = 1
 #: Table and the columns that order its rows (a unique key where the schema has one).
@@ -44,7 +47,6 @@ TABLES = (
     ("suite_notes", "suite, path, content_hash"),
 )
 _CHUNK = 1 << 20
-_TIMEOUT_S = 60
 
 
 def _quoted(path: Path) -> str:
@@ -107,49 +109,6 @@ class RestoreReport:
         return {"db": str(self.db), "source": self.source, "rows": self.rows}
 
 
-def _is_url(source: str) -> bool:
-    return urllib.parse.urlsplit(source).scheme in ("http", "https")
-
-
-def _fetcher(source: str) -> tuple[str, Callable[[str, Path], None]]:
-    """Where the snapshot is (shown in errors) and a function copying one of its files into a
-    local path. ``source`` is a site (folder or URL) or its ``data/`` folder itself."""
-    if _is_url(source):
-        base = source if source.endswith("/") else source + "/"
-        if not base.endswith("/data/"):
-            base = urllib.parse.urljoin(base, "data/")
-
-        def fetch_url(name: str, target: Path) -> None:
-            url = urllib.parse.urljoin(base, name)
-            try:
-                with (
-                    urllib.request.urlopen(url, timeout=_TIMEOUT_S) as response,
-                    target.open("wb") as out,
-                ):
-                    shutil.copyfileobj(response, out, _CHUNK)
-            except urllib.error.HTTPError as exc:
-                raise InputError(url, f"cannot download: HTTP {exc.code} {exc.reason}") from None
-            except (urllib.error.URLError, OSError, TimeoutError) as exc:
-                reason = getattr(exc, "reason", None) or exc
-                raise InputError(url, f"cannot download: {reason}") from None
-
-        return base, fetch_url
-    root = Path(source).expanduser()
-    data = root if (root / MANIFEST).is_file() else root / "data"
-    if not (data / MANIFEST).is_file():
-        raise InputError(
-            source, f"no {MANIFEST} here or under data/: not a site built by reportgen ≥ 0.1"
-        )
-
-    def fetch_file(name: str, target: Path) -> None:
-        try:
-            shutil.copyfile(data / name, target)
-        except OSError as exc:
-            raise InputError(str(data / name), f"cannot read: {exc.strerror}") from None
-
-    return str(data), fetch_file
-
-
 def _check_manifest(where: str, raw: bytes) -> dict[str, Any]:
     """The manifest, or an InputError saying why it cannot be used."""
     name = f"{where.rstrip('/')}/{MANIFEST}"
@@ -181,7 +140,12 @@ def _check_manifest(where: str, raw: bytes) -> dict[str, Any]:
         ok = (
             isinstance(entry, dict)
             and entry.get("table") == wanted[file]
-            and all(isinstance(entry.get(k), int) for k in ("rows", "bytes"))
+            and all(
+                isinstance(entry.get(k), int)
+                and not isinstance(entry.get(k), bool)
+                and entry[k] >= 0
+                for k in ("rows", "bytes")
+            )
             and isinstance(entry.get("sha256"), str)
         )
         if not ok:
@@ -204,13 +168,16 @@ def restore_snapshot(source: str, db: Path, *, display: str | None = None) -> Re
         raise InputError(name, "something is already here; restore writes a new archive only")
     if not target.parent.is_dir():
         raise InputError(name, f"folder {target.parent} does not exist")
-    where, fetch = _fetcher(source)
+    source_shown = public_url(source) if is_url(source) else source
+    fetch = fetcher(source, deadline_from_env())
+    where = fetch.where
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".reportgen-restore-") as tmp:
         scratch = Path(tmp)
-        fetch(MANIFEST, scratch / MANIFEST)
+        fetch.copy(MANIFEST, scratch / MANIFEST, MANIFEST_BYTES)
         manifest = _check_manifest(where, (scratch / MANIFEST).read_bytes())
+        _check_room(manifest, target.parent, name)
         for file, entry in manifest["files"].items():
-            fetch(file, scratch / file)
+            fetch.copy(file, scratch / file, entry["bytes"])
             shown = f"{where.rstrip('/')}/{file}"
             size = (scratch / file).stat().st_size
             if size != entry["bytes"]:
@@ -221,8 +188,20 @@ def restore_snapshot(source: str, db: Path, *, display: str | None = None) -> Re
                 raise InputError(shown, "checksum differs from the manifest (changed or damaged)")
         built = scratch / "archive.duckdb"
         rows = _load(built, scratch, manifest, where)
-        os.link(built, target)  # no-clobber and atomic: the archive appears complete or not at all
-    return RestoreReport(Path(db), source, rows)
+        try:  # no-clobber and atomic: the archive appears complete or not at all
+            os.link(built, target)
+        except FileExistsError:  # another restore to the same --db finished first
+            raise InputError(name, "another restore wrote this archive first") from None
+    return RestoreReport(Path(db), source_shown, rows)
+
+
+def _check_room(manifest: dict[str, Any], folder: Path, name: str) -> None:
+    """Refuse up front a snapshot whose files would not fit on the disk (twice: the files, and
+    the archive built from them)."""
+    needed = 2 * sum(int(entry["bytes"]) for entry in manifest["files"].values())
+    free = shutil.disk_usage(folder).free
+    if needed > free:
+        raise InputError(name, f"the snapshot needs about {needed:,} bytes; {free:,} are free")
 
 
 def _load(built: Path, scratch: Path, manifest: dict[str, Any], where: str) -> dict[str, int]:

@@ -7,6 +7,8 @@ import sys
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from reportgen.escape import term_line
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -17,6 +19,13 @@ def out() -> Console:
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 140)
+
+
+def out_line(line: str) -> None:
+    """One line of a plain-text report on stdout, through the terminal's one rule
+    (:func:`reportgen.escape.term_line`): whatever ids or agent text it holds, it stays one
+    line, carries no terminal escape and never starts a workflow command."""
+    sys.stdout.write(term_line(line) + "\n")
 
 
 @cache

@@ -52,7 +52,7 @@ def spend(
     sub-agents; per run and per suite, with tokens and USD. Then, per suite, the cost the
     traces report beside the cost recomputed from their tokens and model prices."""
     from reportgen.archive import connect
-    from reportgen.cli.output import out, print_json
+    from reportgen.cli.output import out_line, print_json
     from reportgen.spend import SpendOptions, avoidable_spend
     from reportgen.spend.explain import usd
 
@@ -65,23 +65,20 @@ def spend(
     if as_json:
         print_json(report.to_json())
         return
-    console = out()
     for spent in report.runs.values():
-        console.print(
-            f"{spent.run_id}: {len(spent.findings)} finding(s), {spent.tokens:,} tokens, "
+        out_line(
+            f"run {spent.run_id}: {len(spent.findings)} finding(s), {spent.tokens:,} tokens, "
             f"{usd(spent.cost_usd)}"
-            + (f" ({spent.n_unknown} of unknown cost)" if spent.n_unknown else ""),
-            markup=False,
+            + (f" ({spent.n_unknown} of unknown cost)" if spent.n_unknown else "")
         )
         for finding in spent.findings:
-            console.print(f"  {finding.kind}: {finding.explanation}", markup=False)
+            out_line(f"  {finding.kind}: {finding.explanation}")
     for suite_spend in report.suites.values():
-        console.print(
+        out_line(
             f"suite {suite_spend.suite}: {suite_spend.n_runs} run(s), {suite_spend.n_findings} "
-            f"finding(s), {suite_spend.tokens:,} tokens, {usd(suite_spend.cost_usd)}",
-            markup=False,
+            f"finding(s), {suite_spend.tokens:,} tokens, {usd(suite_spend.cost_usd)}"
         )
     if not report.runs:
-        console.print("no avoidable spend found", markup=False)
+        out_line("no avoidable spend found")
     for costs in report.costs.values():
-        console.print(f"suite {costs.suite} cost: {costs.summary()}", markup=False)
+        out_line(f"suite {costs.suite} cost: {costs.summary()}")

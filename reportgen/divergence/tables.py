@@ -20,6 +20,10 @@ TERMINAL_ROWS = 50
 MARKDOWN_ROWS = 200
 #: Unpaired runs listed in the Markdown (the same limit); --json lists them all, with why.
 UNPAIRED_ROWS = 20
+#: The Markdown's size at most, in UTF-8 bytes: GitHub refuses a comment over 65,536
+#: characters; the rest is room for the lines a workflow adds around it.
+MARKDOWN_BYTES = 60_000
+_CUT = "... (cut at GitHub's comment size; --json has everything)"
 
 
 def columns() -> tuple[str, ...]:
@@ -59,12 +63,16 @@ def _shown(comparison: Comparison, limit: int) -> tuple[list[PairRecord], str | 
     """The pairs a table shows (at most ``limit``, regressions first) and, when some are left
     out, the line that says so."""
     ordered = _ordered(comparison)
-    if len(ordered) <= limit:
-        return ordered, None
-    rest = ordered[limit:]
+    return ordered[:limit], _more_line(ordered[limit:])
+
+
+def _more_line(rest: Sequence[PairRecord]) -> str | None:
+    """The line saying which pairs a table leaves out, or None when it shows them all."""
+    if not rest:
+        return None
     failed = sum(1 for p in rest if not p["passed"])
     what = f"{failed} failed a gate" if failed else "all passed"
-    return ordered[:limit], (
+    return (
         f"... {len(rest)} more pair(s) not shown ({what}; broken outcomes, then by divergence,"
         " highest first); "
         "--json lists every pair."
@@ -213,38 +221,67 @@ def markdown(
 ) -> str:
     """GitHub-flavoured Markdown for a PR comment or $GITHUB_STEP_SUMMARY; ``lead``: Markdown
     lines that come first under the heading (the label-level verdicts, already escaped);
-    ``pages``: pair id -> URL of its pair page on a published site, linked from its row."""
-    lines = [f"### reportgen: {heading(comparison)}", ""]
+    ``pages``: pair id -> URL of its pair page on a published site, linked from its row.
+    At most :data:`MARKDOWN_BYTES`: pair rows are left out from the end (the line after the
+    table counts them), and what still does not fit is cut with a line saying so."""
+    head = [f"### reportgen: {heading(comparison)}", ""]
     if comparison.headline:
-        lines += [md_text(comparison.headline), ""]
+        head += [md_text(comparison.headline), ""]
     if lead:
-        lines += [*lead, ""]
-    lines += [verdict_line(comparison), ""]
+        head += [*lead, ""]
+    head += [verdict_line(comparison), ""]
     header = columns()
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append(
-        "|" + "|".join("---" if c in ("pair", "verdict") else "---:" for c in header) + "|"
-    )
-    shown, more = _shown(comparison, MARKDOWN_ROWS)
-    for pair in shown:
+    head.append("| " + " | ".join(header) + " |")
+    head.append("|" + "|".join("---" if c in ("pair", "verdict") else "---:" for c in header) + "|")
+    ordered = _ordered(comparison)
+    rows = []
+    for pair in ordered[:MARKDOWN_ROWS]:
         name = md_text(pair["pair_id"])
         if pages and pair["pair_id"] in pages:
             name = f"[{name}]({pages[pair['pair_id']]})"
         cells = [name] + [_md_cell(c) for c in row(pair)[1:]]
-        lines.append("| " + " | ".join(cells) + " |")
-    if more:
-        lines += ["", _md_cell(more)]
+        rows.append("| " + " | ".join(cells) + " |")
+    tail: list[str] = []
     if comparison.unpaired:
-        lines += ["", "Unpaired runs:", ""]
-        lines += [
+        tail += ["", "Unpaired runs:", ""]
+        tail += [
             f"- {u.side} {md_code(u.run_id)} (task {md_code(u.task_id)}): {md_text(u.reason)}"
             for u in comparison.unpaired[:UNPAIRED_ROWS]
         ]
         if len(comparison.unpaired) > UNPAIRED_ROWS:
             rest = len(comparison.unpaired) - UNPAIRED_ROWS
-            lines.append(f"- and {rest} more (--json lists every unpaired run)")
+            tail.append(f"- and {rest} more (--json lists every unpaired run)")
     failing = convergence_lines(comparison)
     if failing:
-        lines += ["", "Groups that did not converge:", ""] + [f"- {md_text(x)}" for x in failing]
-    lines += ["", _md_cell(thresholds_line(comparison)), ""]
-    return "\n".join(lines)
+        tail += ["", "Groups that did not converge:", ""] + [f"- {md_text(x)}" for x in failing]
+    tail += ["", _md_cell(thresholds_line(comparison)), ""]
+    fixed = _size(head) + _size(tail) + len(_more_line(ordered) or "") + 2
+    kept = _fitting(rows, MARKDOWN_BYTES - fixed)
+    more = _more_line(ordered[kept:])
+    text = "\n".join([*head, *rows[:kept], *(["", _md_cell(more)] if more else []), *tail])
+    return _capped(text, MARKDOWN_BYTES)
+
+
+def _size(lines: Sequence[str]) -> int:
+    """UTF-8 bytes of ``lines`` joined by newlines (one newline counted after each)."""
+    return sum(len(line.encode()) + 1 for line in lines)
+
+
+def _fitting(lines: Sequence[str], budget: int) -> int:
+    """How many of ``lines``, from the first, fit in ``budget`` bytes."""
+    used = 0
+    for n, line in enumerate(lines):
+        used += len(line.encode()) + 1
+        if used > budget:
+            return n
+    return len(lines)
+
+
+def _capped(text: str, limit: int) -> str:
+    """``text`` when it fits in ``limit`` UTF-8 bytes, else its whole lines that fit and a
+    line saying it was cut (a long headline or lead can still exceed the limit alone)."""
+    if len(text.encode()) <= limit:
+        return text
+    lines = text.split("\n")
+    kept = _fitting(lines, limit - len(_CUT.encode()) - 2)
+    return "\n".join([*lines[:kept], "", _CUT])

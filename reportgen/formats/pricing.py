@@ -31,6 +31,12 @@ in pyproject.toml), one sub-table per model, US dollars per million tokens::
 
 An override model wins over genai-prices (and is priced linearly: no tiers, no dates).
 
+For pricing many calls at once (reportgen/ingest/reprice.py), :meth:`PriceTable.day_price`
+gives a model's price on one day as linear dollars per token, one :class:`Band` per range of
+prompt sizes between genai-prices' tier thresholds, for SQL to apply; a price that is not
+such (one that changes within the day, deepseek's off-peak hours) is left to
+:meth:`PriceTable.cost` per call.
+
 genai-prices is imported only when a price is first needed: CLI start-up does not pay for it.
 """
 
@@ -39,8 +45,10 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from decimal import Decimal
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +56,9 @@ from reportgen.errors import UsageError
 
 _M = 1_000_000.0
 _RATES = ("input", "output", "cache_write", "cache_read")
+#: the prompt bounds of a band that has none on that side
+PROMPT_MIN = -(2**63)
+PROMPT_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,48 @@ class Usage:
         return prompt, self.tokens_out or 0, read, write
 
 
+@dataclass(frozen=True)
+class Band:
+    """A price over one range of prompt sizes, ``prompt_above < prompt <= prompt_upto``
+    (prompt: the whole prompt, as :meth:`Usage.split` gives it), as linear US dollars: per
+    fresh input token (the prompt less its cache parts), output token, cache-read and
+    cache-write token, plus ``per_call`` for every call (a per-request price)."""
+
+    prompt_above: int
+    prompt_upto: int
+    input: Decimal
+    output: Decimal
+    cache_read: Decimal
+    cache_write: Decimal
+    per_call: Decimal = Decimal(0)
+
+    @classmethod
+    def of(cls, price: Price) -> Band:
+        """The one band of a linear per-million ``price`` (an override, or base rates)."""
+
+        def per_token(rate: float) -> Decimal:
+            return Decimal(repr(rate)) / Decimal(1_000_000)
+
+        return cls(
+            PROMPT_MIN,
+            PROMPT_MAX,
+            per_token(price.input),
+            per_token(price.output),
+            per_token(price.cache_read),
+            per_token(price.cache_write),
+        )
+
+
+@dataclass(frozen=True)
+class DayPrice:
+    """A known model's price on one day: its ``bands`` (ascending, covering every prompt
+    size), or none when the price is not linear within bands, and then ``hourly`` says
+    whether it changes within the day (each call is then priced at its own time)."""
+
+    bands: tuple[Band, ...]
+    hourly: bool = False
+
+
 _PREFIX = re.compile(r"^(?:[a-z0-9_-]+/)?(?:[a-z]{2}\.)?(?:anthropic\.|google/|openai/)?")
 _SUFFIX = re.compile(r"(?:-v\d+:\d+|@\d{8}|@latest)$")
 _DATE = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
@@ -115,6 +168,8 @@ class PriceTable:
         self.override_source = override_source
         self._refs: dict[str, tuple[str, str] | None] = {}
         self._rates: dict[str, Price | None] = {}
+        self._models: dict[tuple[str, str], Any] = {}  # genai-prices ModelInfo, or None
+        self._days: dict[int, tuple[Any, DayPrice]] = {}  # by id of a ModelPrice (kept)
 
     @property
     def as_of(self) -> str:
@@ -180,6 +235,125 @@ class PriceTable:
         except (LookupError, ValueError):
             return None
         return float(result.total_price)
+
+    def day_price(self, model: str | None, day: datetime | None) -> DayPrice | None:
+        """The price of ``model``'s calls on the day of ``day`` (None: today) as bands of
+        linear rates (see :class:`DayPrice`); None when the model is unknown.
+
+        An override is one band. A genai-prices price is read at ``day`` and cut at its tier
+        thresholds (a ``TieredPrices`` applies a tier's rate to the whole call when the prompt
+        is above the tier's start); each band's rates are found by pricing one-token calls at
+        that band's rates through genai-prices itself, and checked on a mixed call. No bands
+        (price each call with :meth:`cost`) when the price changes within a day (a
+        time-of-day price), the mixed call disagrees, a rate is of a kind other than a number
+        or tiers, or genai-prices cannot price the model. The model is found once, and each
+        of its prices (one per date range) cut once."""
+        if not model:
+            return None
+        override = self._override(model)
+        if override is not None:
+            return DayPrice((Band.of(override),))
+        ref = self._ref(model)
+        if ref is None:
+            return None
+        if ref not in self._models:
+            self._models[ref] = _model_info(*ref)
+        info = self._models[ref]
+        if info is None:
+            return DayPrice(())
+        if _hourly(info):
+            return DayPrice((), hourly=True)
+        price = info.get_prices(day or datetime.now(tz=UTC))  # as calc_price reads it
+        known = self._days.get(id(price))
+        if known is None or known[0] is not price:
+            known = (price, _cut(price))
+            self._days[id(price)] = known
+        return known[1]
+
+
+def _model_info(ref: str, provider: str) -> Any:
+    """genai-prices' ModelInfo of ``ref`` at ``provider``, or None when it cannot price it."""
+    from genai_prices import calc_price
+
+    try:
+        return calc_price(_usage(0, 0, 0, 0), ref, provider_id=provider).model
+    except (LookupError, ValueError):
+        return None
+
+
+def _hourly(info: Any) -> bool:
+    """Whether the model's price changes within a day (a time-of-day price)."""
+    from genai_prices.types import TimeOfDateConstraint
+
+    conditions = info.prices if isinstance(info.prices, list) else []
+    return any(isinstance(c.constraint, TimeOfDateConstraint) for c in conditions)
+
+
+def _cut(model_price: Any) -> DayPrice:
+    """A genai-prices ModelPrice as bands cut at its tier starts (no bands: not linear)."""
+    from genai_prices.types import ModelPrice, TieredPrices
+
+    rates = {
+        key: value
+        for key, value in vars(model_price).items()
+        if not key.startswith("_") and value is not None
+    }
+    if not all(isinstance(value, (Decimal, TieredPrices)) for value in rates.values()):
+        return DayPrice(())
+    starts = sorted(
+        {t.start for v in rates.values() if isinstance(v, TieredPrices) for t in v.tiers}
+    )
+    edges = [PROMPT_MIN, *starts, PROMPT_MAX]
+    bands: list[Band] = []
+    for above, upto in pairwise(edges):
+        prompt = max(above + 1, 0)
+        flat = ModelPrice(**{key: _tier_rate(value, prompt) for key, value in rates.items()})
+        band = _probe(flat, above, upto)
+        if band is None:
+            return DayPrice(())
+        bands.append(band)
+    return DayPrice(tuple(bands))
+
+
+def _tier_rate(value: Any, prompt: int) -> Decimal:
+    """The rate of ``value`` (a number or TieredPrices) for a call of ``prompt`` tokens: the
+    last tier whose start the prompt is above, else the base (genai-prices' calc_unit_price)."""
+    from genai_prices.types import TieredPrices
+
+    if not isinstance(value, TieredPrices):
+        return Decimal(value)
+    for tier in reversed(value.tiers):
+        if prompt > tier.start:
+            return Decimal(tier.price)
+    return Decimal(value.base)
+
+
+def _probe(flat: Any, above: int, upto: int) -> Band | None:
+    """The linear rates of the tier-free ModelPrice ``flat``, read from one-token calls; None
+    when a mixed call is not their sum (the price is not linear in the four counts)."""
+
+    def dollars(fresh: int, out: int, read: int, write: int) -> Decimal:
+        price = flat.calc_price(_usage(fresh + read + write, out, read, write))
+        return Decimal(price["total_price"])
+
+    try:
+        per_call = dollars(0, 0, 0, 0)
+        ones = ((1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0), (0, 0, 0, 1))
+        rates = [dollars(*one) - per_call for one in ones]
+        mixed = dollars(3, 5, 7, 11) - per_call
+    except (LookupError, ValueError):
+        return None
+    if mixed != sum(n * r for n, r in zip((3, 5, 7, 11), rates, strict=True)):
+        return None
+    return Band(above, upto, rates[0], rates[1], rates[2], rates[3], per_call)
+
+
+def _usage(prompt: int, out: int, read: int, write: int) -> Any:
+    from genai_prices import Usage as GenaiUsage
+
+    return GenaiUsage(
+        input_tokens=prompt, output_tokens=out, cache_read_tokens=read, cache_write_tokens=write
+    )
 
 
 def _match(model: str) -> tuple[str, str] | None:

@@ -149,31 +149,47 @@ def _kind(path: Path) -> str:
     return f"a symlink to {what}" if link else what
 
 
-def _walk(folder: str, notices: list[str]) -> Iterator[str]:
-    """Input files under ``folder`` (names joined to it): hidden names skipped, symlinked
-    folders not entered. ``os.scandir``'s entries tell a plain file or folder without a
-    ``stat`` each; only symlinks and odd entries are looked at further (``_kind``). As
-    ``os.walk`` does, a folder that cannot be listed is passed over."""
-    try:
-        with os.scandir(folder) as listing:
-            entries = list(listing)
-    except OSError:
-        return
-    folders: list[os.DirEntry[str]] = []
-    files: list[os.DirEntry[str]] = []
-    for entry in entries:
+def _walk(top: str, notices: list[str]) -> Iterator[str]:
+    """Input files under ``top`` (names joined to it), depth first with folders in name
+    order: hidden names skipped, symlinked folders not entered. ``os.scandir``'s entries tell
+    a plain file or folder without a ``stat`` each; only symlinks and odd entries are looked
+    at further (``_kind``). As ``os.walk`` does, a folder that cannot be listed is passed
+    over. The walk keeps its own stack: no nesting depth exhausts Python's."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
         try:
-            is_folder = entry.is_dir()
+            with os.scandir(folder) as listing:
+                entries = list(listing)
         except OSError:
-            is_folder = False
-        (folders if is_folder else files).append(entry)
-    folders.sort(key=lambda e: e.name)
-    for entry in folders:
-        if entry.is_symlink() and not entry.name.startswith("."):
-            notices.append(f"skipped {show(entry.path)}: a symlink to a folder (not followed)")
-    # an Inspect Scout scan's errors file is read with its _scan.json (often empty: no errors)
-    scan = any(entry.name == "_scan.json" for entry in files)
-    for entry in files:
+            continue
+        folders: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir()
+            except OSError:
+                is_folder = False
+            (folders if is_folder else files).append(entry)
+        folders.sort(key=lambda e: e.name)
+        for entry in folders:
+            if entry.is_symlink() and not entry.name.startswith("."):
+                notices.append(f"skipped {show(entry.path)}: a symlink to a folder (not followed)")
+        yield from _files(files, notices)
+        stack.extend(
+            entry.path
+            for entry in reversed(folders)
+            if not entry.name.startswith(".") and not entry.is_symlink()
+        )
+
+
+def _files(entries: list[os.DirEntry[str]], notices: list[str]) -> Iterator[str]:
+    """The input files among one folder's non-folder ``entries`` (a symlink to a regular
+    file followed, with a notice; anything else skipped, with a notice). An Inspect Scout
+    scan's ``_errors.jsonl`` is read with the ``_scan.json`` beside it, not on its own (it is
+    empty when no scanner failed)."""
+    scan = any(entry.name == "_scan.json" for entry in entries)
+    for entry in entries:
         if not _input_name(entry.name) or entry.name.startswith("."):
             continue
         if scan and entry.name == "_errors.jsonl":
@@ -189,9 +205,6 @@ def _walk(folder: str, notices: list[str]) -> Iterator[str]:
             notices.append(
                 f"skipped {show(entry.path)}: {kind.removeprefix('a ')}, not a regular file"
             )
-    for entry in folders:
-        if not entry.name.startswith(".") and not entry.is_symlink():
-            yield from _walk(entry.path, notices)
 
 
 def _open_raw(path: Path, display: str) -> BinaryIO:

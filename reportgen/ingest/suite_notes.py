@@ -32,8 +32,23 @@ def find_notes(paths: Iterable[str | Path]) -> list[Path]:
         folder = Path(given)
         if folder.is_dir():
             root = folder.resolve()
-            found.update(p for p in folder.rglob("README.md") if _plain_note(p, root))
+            notes = (Path(f, "README.md") for f in _folders(str(folder)))
+            found.update(p for p in notes if _plain_note(p, root))
     return sorted(found)
+
+
+def _folders(top: str) -> Iterable[str]:
+    """``top`` and every folder under it, symlinked folders not entered; iterative, so no
+    nesting depth exhausts Python's stack (``Path.rglob`` recurses)."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        yield folder
+        try:
+            with os.scandir(folder) as listing:
+                stack.extend(e.path for e in listing if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
 
 
 def read_note(note: Path) -> bytes:

@@ -8,7 +8,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from reportgen.escape import term_text
 from reportgen.iterations.checks import BUILD_ONLY
 from reportgen.iterations.gates import GateVerdict, IterationGates
 from reportgen.iterations.model import Attempt, RunProgress, StepProgress
@@ -139,21 +141,25 @@ def step_notes(step: StepProgress) -> list[str]:
 def print_text(
     console: Console, runs: Sequence[RunProgress], verdicts: Sequence[GateVerdict]
 ) -> None:
-    """The terminal report."""
+    """The terminal report; every text through :func:`term_text` and never read as rich
+    markup (run and step names are the loop's own: they never start a line, break one or
+    reach the terminal as escapes)."""
     for run in runs:
-        console.print(f"run {run.run_id}", style="bold", markup=False)
+        console.print(f"run {term_text(run.run_id)}", style="bold", markup=False)
         for line in summary_lines(run):
-            console.print(f"  {line}", markup=False)
+            console.print(f"  {term_text(line)}", markup=False)
         for step in run.steps:
-            table = Table(title=step_heading(step), title_justify="left", show_edge=False)
+            table = Table(
+                title=Text(term_text(step_heading(step))), title_justify="left", show_edge=False
+            )
             for name in COLUMNS:
                 table.add_column(name, justify="left" if name == "certified" else "right")
             for attempt in step.attempts:
-                table.add_row(*attempt_cells(attempt))
+                table.add_row(*(Text(term_text(cell)) for cell in attempt_cells(attempt)))
             console.print()
             console.print(table)
             for note in step_notes(step):
-                console.print(f"  {note}", markup=False)
+                console.print(f"  {term_text(note)}", markup=False)
         console.print()
     _print_verdicts(console, verdicts)
 
@@ -185,7 +191,8 @@ def render_markdown(runs: Sequence[RunProgress], verdicts: Sequence[GateVerdict]
 
 def _print_verdicts(console: Console, verdicts: Sequence[GateVerdict]) -> None:
     for verdict in verdicts:
-        console.print(f"{'pass' if verdict.passed else 'FAIL'}: {verdict.message}", markup=False)
+        said = term_text(verdict.message)
+        console.print(f"{'pass' if verdict.passed else 'FAIL'}: {said}", markup=False)
 
 
 def _plural(n: int, noun: str) -> str:

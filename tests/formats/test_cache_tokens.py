@@ -168,6 +168,36 @@ def _otlp(path: Path) -> Sums:
     )
 
 
+def _agents(path: Path) -> Sums:
+    """Agents SDK spans: the usage of each model-call span (the turn wrappers repeat it)."""
+    usages = [
+        item["span_data"]["usage"]
+        for item in _lines(path)
+        if item.get("object") == "trace.span"
+        and item["span_data"].get("type") in ("generation", "response")
+        and isinstance(item["span_data"].get("usage"), dict)
+    ]
+    return (
+        sum(_n((u.get("input_tokens_details") or {}).get("cached_tokens")) for u in usages),
+        sum(_n((u.get("input_tokens_details") or {}).get("cache_write_tokens")) for u in usages),
+        sum(_n((u.get("output_tokens_details") or {}).get("reasoning_tokens")) for u in usages),
+    )
+
+
+def _copilot_runs(path: Path) -> Sums:
+    """Copilot CLI: the session totals of each session.shutdown event."""
+    details = [
+        item["data"]["tokenDetails"]
+        for item in _lines(path)
+        if item.get("type") == "session.shutdown" and "tokenDetails" in item.get("data", {})
+    ]
+    return (
+        sum(_n(d.get("cache_read", {}).get("tokenCount")) for d in details),
+        sum(_n(d.get("cache_write", {}).get("tokenCount")) for d in details),
+        0,
+    )
+
+
 CASES: list[tuple[str, str, Callable[[Path], Sums], Callable[[Path], Sums] | None]] = [
     (
         "claude-code",
@@ -214,6 +244,8 @@ CASES: list[tuple[str, str, Callable[[Path], Sums], Callable[[Path], Sums] | Non
         _openhands,
         None,
     ),
+    ("openai-agents", "openai-agents/raw/support_handoff_responses.jsonl", _agents, None),
+    ("openai-agents-reasoning", "openai-agents/raw/max_turns_exceeded.jsonl", _agents, None),
     (
         "otel-2026-anthropic",
         "otel-genai-2026/generated/anthropic-session-A.traces.otlp.json",
@@ -289,3 +321,13 @@ def test_otel_gen_ai_names(tmp_path: Path) -> None:
     (folder / "all-spans.json").write_text(json.dumps(spans))
     steps, _ = _load(tmp_path, folder / "all-spans.json")
     assert steps[:3] == (7, 5, 3)
+
+
+def test_copilot_session_totals_fill_the_run_columns(tmp_path: Path) -> None:
+    """Copilot CLI logs no cache counts per reply: the session's totals are the run's."""
+    file = DATA / "copilot-cli/agent-sessions/small.jsonl"
+    expected = _copilot_runs(file)
+    steps, runs = _load(tmp_path, file)
+    assert runs == expected
+    assert expected[0] > 0, "a file whose counts say something"
+    assert steps[3] == 0, "no per-step counts invented"

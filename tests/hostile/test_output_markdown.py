@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from markdown_it import MarkdownIt
 from typer.testing import CliRunner
 
 from reportgen.cli import app
-from reportgen.divergence.tables import columns
+from reportgen.divergence.tables import MARKDOWN_BYTES, columns
 from reportgen.escape import md_code, md_text
-from tests.hostile.conftest import HOSTILE
+from tests.hostile.conftest import HOSTILE, write_runs
 
 runner = CliRunner()
 #: A scheme or www. autolink GitHub would form: no backslash before ":" or "." breaks it.
@@ -38,7 +39,7 @@ def test_md_text_renders_as_the_text_itself() -> None:
         flat = " ".join(text.split())
         shown = re.sub(r"<[^>]+>", "", html).strip()
         shown = shown.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-        shown = shown.replace("&amp;", "&")
+        shown = shown.replace("&amp;", "&").replace("\u2060", "")
         assert " ".join(shown.split()) == " ".join(
             re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", " ", text).split()
         ), (text, shown, flat)
@@ -82,5 +83,46 @@ def test_md_text_fuzz() -> None:
         _check(escaped)
         rendered = _html(escaped)
         assert "<code>" not in rendered and "<a" not in rendered, (text, rendered)
-        shown = html_lib.unescape(re.sub(r"<[^>]+>", "", rendered))
+        shown = html_lib.unescape(re.sub(r"<[^>]+>", "", rendered)).replace("\u2060", "")
         assert " ".join(shown.split()) == " ".join(text.split()), (text, escaped, shown)
+
+
+#: GitHub's references as GitHub finds them in a comment's rendered text.
+_REFERENCE = re.compile(r"(?i)\bgh-\d|(?<![\w\u2060])#\d|(?<![\w\u2060])@\w")
+
+
+@pytest.mark.parametrize("text", ["GH-3", "fix gh-12 now", "see #3", "ping @octocat", "a/b#7"])
+def test_md_text_links_no_issue_or_person(text: str) -> None:
+    """GitHub links GH-3, #3 and @name in a comment's text even when backslash-escaped: the
+    escaped text shows the same characters but none of them forms a reference."""
+    shown = re.sub(r"<[^>]+>", "", _html(md_text(text)))
+    assert not _REFERENCE.search(shown), shown
+    assert shown.replace("\u2060", "").strip() == text
+
+
+def test_markdown_fits_a_github_comment(tmp_path: Path) -> None:
+    """A PR whose 250 tasks each have a 1 kB id: the comment stays under GitHub's 65,536-
+    character limit, keeps its heading, verdict and thresholds, and counts the rows left out."""
+    runs = {
+        side: [
+            {
+                "run_id": f"{side}-{i}",
+                "task_id": f"task-{i:03d}-" + "x" * 1000,
+                "label": side,
+                "suite": "big",
+                "steps": [{"type": "tool", "action": "a", "status": "ok"}] * (1 + (i % 3)),
+            }
+            for i in range(250)
+        ]
+        for side in ("baseline", "candidate")
+    }
+    folders = [write_runs(tmp_path / side / "runs.jsonl", runs[side]).parent for side in runs]
+    result = runner.invoke(app, ["compare", *map(str, folders), "--markdown"])
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert len(text.encode()) <= MARKDOWN_BYTES + 1  # the newline the CLI ends it with
+    assert text.startswith("### reportgen")
+    shown = sum(1 for line in text.splitlines() if line.startswith("| big/task"))
+    assert 0 < shown < 250
+    assert f"... {250 - shown} more pair(s) not shown" in text
+    assert text.rstrip().splitlines()[-1].startswith("No gates set")  # the thresholds line

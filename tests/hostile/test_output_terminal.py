@@ -21,7 +21,8 @@ from reportgen.divergence.explain import explain, tree
 from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.tables import print_terminal
 from reportgen.escape import term_text
-from tests.hostile.conftest import HOSTILE
+from reportgen.ingest import ingest
+from tests.hostile.conftest import HOSTILE, ROOT, one_line, write_runs
 
 runner = CliRunner()
 _CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
@@ -97,3 +98,50 @@ def test_no_line_starts_with_a_workflow_command_whatever_the_agent_text(
         comparison = Comparison(pairs=[pair], unpaired=[unpaired], thresholds=[])
         print_terminal(Console(file=buffer, width=40, force_terminal=False), comparison)
         _check(buffer.getvalue())
+
+
+def test_gate_failure_line_on_stderr_is_one_inert_line(hostile_db: Path) -> None:
+    """The failed gate's stderr line names failed pairs, whose ids hold newlines, ``::``
+    commands and ANSI escapes: still one line, none of them live."""
+    result = runner.invoke(app, ["gate", "--db", str(hostile_db), "--max-divergence", "0"])
+    assert result.exit_code == 3, result.output
+    line = one_line(result.stderr, "failed a gate")
+    assert "\\x1b[31mred" in line  # a failed pair's id, named as text
+    _check(result.stderr)
+
+
+def test_spend_never_starts_a_line_with_a_run_id(tmp_path: Path) -> None:
+    """Runs whose ids and suites are workflow commands and escapes, each with a repeated
+    identical call (a finding, so spend names the run)."""
+    call = {"type": "tool", "action": "read", "input": {"path": "a"}, "output": "x",
+            "status": "ok", "tokens_in": 100, "tokens_out": 10, "cost_usd": 0.01}  # fmt: skip
+    runs = [
+        {
+            "run_id": f"::error::pwned{i}\n::add-mask::s\x1b[2J",
+            "task_id": "t",
+            "suite": "::warning::s\r",
+            "label": "x",
+            "steps": [call, call, call],
+        }
+        for i in range(2)
+    ]
+    db = tmp_path / "a.duckdb"
+    ingest([write_runs(tmp_path / "in" / "runs.jsonl", runs)], db)
+    result = runner.invoke(app, ["spend", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "pwned" in result.stdout
+    _check(result.stdout)
+
+
+def test_iterations_prints_run_and_step_names_inert(tmp_path: Path) -> None:
+    sample = ROOT / "sample_runs" / "iterations" / "backlog-thrashing.jsonl"
+    records = [json.loads(line) for line in sample.read_text().splitlines() if line.strip()]
+    for record in records:
+        record["run"] = "::add-mask::x\r\x1b[2J"
+        record["step"] = f"{record.get('step', 's')}\n::error::pwned\x1b]0;title\x07"
+    file = write_runs(tmp_path / "loop.jsonl", records)
+    result = runner.invoke(app, ["iterations", str(file)])
+    assert result.exit_code in (0, 3), result.output
+    assert "pwned" in result.stdout and "add-mask" in result.stdout
+    _check(result.stdout)
+    _check(result.stderr)

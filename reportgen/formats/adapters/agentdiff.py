@@ -87,8 +87,11 @@ def _tokens(tokens: dict[str, Any]) -> tuple[int | None, int | None]:
     """Prompt and completion tokens. A ``total_tokens`` given without the parts (as
     AgentDiff's own export writes run totals) stands for the whole: booked as prompt tokens
     with 0 completion tokens, so the token total is ``total_tokens``, as AgentDiff reads it."""
-    prompt, completion = count(tokens.get("prompt_tokens")), count(tokens.get("completion_tokens"))
-    total = count(tokens.get("total_tokens"))
+    prompt, completion = (
+        count(tokens.get("prompt_tokens"), "prompt_tokens"),
+        count(tokens.get("completion_tokens"), "completion_tokens"),
+    )
+    total = count(tokens.get("total_tokens"), "total_tokens")
     if not prompt and not completion and total:
         return total, 0
     return prompt, completion
@@ -168,8 +171,8 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
             output=step.get("output_payload"),
             tokens_in=step_in,
             tokens_out=step_out,
-            cost_usd=amount(tokens.get("estimated_cost_usd")),
-            latency_ms=amount(step.get("latency_ms")),
+            cost_usd=amount(tokens.get("estimated_cost_usd"), "estimated_cost_usd"),
+            latency_ms=amount(step.get("latency_ms"), "latency_ms"),
             parent=index_of.get(str(step.get("parent_id"))),
             error=error,
         )
@@ -182,7 +185,7 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
         label=str(meta.get("label") or trace.get("agent_version") or "") or None,
         suite=str(meta["suite"]) if meta.get("suite") else None,
         batch=str(meta["batch"]) if meta.get("batch") else None,
-        trial=count(meta.get("trial")) or 0,
+        trial=count(meta.get("trial"), "trial") or 0,
         started_at=meta.get("started_at") if isinstance(meta.get("started_at"), str) else None,
         meta={
             "agent_name": trace["agent_name"],
@@ -194,7 +197,7 @@ def _trace(rows: Collector, source: SourceFile, trace: Any, line: int | None) ->
         # so metrics fall back to the sums of the steps.
         tokens_in=run_in or None,
         tokens_out=None if not run_in and not run_out else run_out,
-        cost_usd=amount(totals.get("estimated_cost_usd")) or None,
-        latency_ms=amount(trace.get("total_latency_ms")) or None,
+        cost_usd=amount(totals.get("estimated_cost_usd"), "estimated_cost_usd") or None,
+        latency_ms=amount(trace.get("total_latency_ms"), "total_latency_ms") or None,
         source_line=line,
     )

@@ -517,10 +517,12 @@ def _assistant(
     usage = message.get("usage")
     if isinstance(usage, dict):  # the last record of a message holds its final usage
         step.usage = {
-            "input": count(usage.get("input_tokens")),
-            "output": count(usage.get("output_tokens")),
-            "cache_write": count(usage.get("cache_creation_input_tokens")),
-            "cache_read": count(usage.get("cache_read_input_tokens")),
+            "input": count(usage.get("input_tokens"), "input_tokens"),
+            "output": count(usage.get("output_tokens"), "output_tokens"),
+            "cache_write": count(
+                usage.get("cache_creation_input_tokens"), "cache_creation_input_tokens"
+            ),
+            "cache_read": count(usage.get("cache_read_input_tokens"), "cache_read_input_tokens"),
         }
         u = step.usage
         parts = [u["input"], u["cache_write"], u["cache_read"]]

@@ -258,9 +258,9 @@ def usage_delta(
     if not isinstance(total, dict):
         if "prompt" in info or "completion" in info:  # legacy: per call as given
             return {
-                "input": count(info.get("prompt")) or 0,
+                "input": count(info.get("prompt"), "prompt") or 0,
                 "cached_input": 0,
-                "output": count(info.get("completion")) or 0,
+                "output": count(info.get("completion"), "completion") or 0,
                 "reasoning_output": 0,
             }, previous
         return None, previous
@@ -275,10 +275,11 @@ def usage_delta(
 
 def _usage(block: dict[str, Any]) -> dict[str, int]:
     return {
-        "input": count(block.get("input_tokens")) or 0,
-        "cached_input": count(block.get("cached_input_tokens")) or 0,
-        "output": count(block.get("output_tokens")) or 0,
-        "reasoning_output": count(block.get("reasoning_output_tokens")) or 0,
+        "input": count(block.get("input_tokens"), "input_tokens") or 0,
+        "cached_input": count(block.get("cached_input_tokens"), "cached_input_tokens") or 0,
+        "output": count(block.get("output_tokens"), "output_tokens") or 0,
+        "reasoning_output": count(block.get("reasoning_output_tokens"), "reasoning_output_tokens")
+        or 0,
     }
 
 

@@ -7,7 +7,8 @@
   first user message.
 - ``assistant.message`` -> an ``llm`` step (action = model): tokens_out = ``outputTokens`` (the
   log keeps no input tokens per reply; ``session.shutdown.tokenDetails`` totals, cache reads
-  and writes included, go to the run's ``meta.usage``). Each ``toolRequests[]`` entry -> a
+  and writes included, go to the run's ``meta.usage``, and its ``cache_read`` /
+  ``cache_write`` counts to the run's cache columns). Each ``toolRequests[]`` entry -> a
   ``tool`` step under it, joined to its ``tool.execution_complete`` by ``toolCallId`` (first
   unanswered request of that id): ``success: false`` -> ``error``; a request never completed
   -> ``abandoned``; a completion with no request -> a ``tool`` step of its own.
@@ -145,6 +146,7 @@ class _Run:
                 for c in self.children
             ]
             meta["totals_include_children"] = False
+        usage = self.meta.get("usage") or {}
         latency = (
             (self.last - self.first) * 1000.0
             if self.first is not None and self.last is not None
@@ -160,6 +162,8 @@ class _Run:
             output=self.output,
             latency_ms=latency,
             source_line=self.line,
+            cache_read=usage.get("cache_read"),
+            cache_write=usage.get("cache_write"),
         )
         for child in self.children:  # after the parent: its steps have their indices
             child.task = f"{self.task}/{child.meta.get('agent_name') or 'agent'}"
@@ -262,7 +266,7 @@ def _parse(source: SourceFile) -> list[_Run]:
             if isinstance(data.get("model"), str) and data["model"]:
                 current.label = data["model"]  # the sub-agent's model
 
-            totals = {k: count(data.get(k)) for k in ("totalToolCalls", "totalTokens")}
+            totals = {k: count(data.get(k), k) for k in ("totalToolCalls", "totalTokens")}
             current.meta["reported"] = {k: v for k, v in totals.items() if v is not None}
         elif kind == "session.shutdown":
             _shutdown(run, data)
@@ -302,7 +306,7 @@ def _reply(run: _Run, data: dict[str, Any], started: str | None, model: str | No
         "llm",
         used or "model",
         output=shown or None,
-        tokens_out=count(data.get("outputTokens")),
+        tokens_out=count(data.get("outputTokens"), "outputTokens"),
         started_at=started,
     )
     if used:
@@ -355,7 +359,7 @@ def _shutdown(run: _Run, data: dict[str, Any]) -> None:
     details = data.get("tokenDetails")
     if isinstance(details, dict):
         run.meta["usage"] = {
-            key: count(value.get("tokenCount"))
+            key: count(value.get("tokenCount"), "tokenCount")
             for key, value in details.items()
             if isinstance(value, dict)
         }

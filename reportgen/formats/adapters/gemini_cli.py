@@ -139,7 +139,7 @@ def _parse(rows: Collector, source: SourceFile, prices: PriceTable) -> None:
             cost = None
             if tokens is not None:
                 known = True
-                usage = {k: count(tokens.get(k)) for k in totals}
+                usage = {k: count(tokens.get(k), f"{where}.tokens.{k}") for k in totals}
                 for k in totals:
                     totals[k] += usage[k] or 0
                 tokens_in = usage["input"]

@@ -158,7 +158,7 @@ def _event_steps(rows: Collector, events: list[Any], resolve: Callable[[str], st
     for event in events:
         kind = event.get("event")
         stamp = event.get("timestamp") if isinstance(event.get("timestamp"), str) else None
-        seconds = amount(event.get("working_time"))
+        seconds = amount(event.get("working_time"), "working_time")
         latency = None if seconds is None else seconds * 1000.0
         if kind == "model":
             output = event.get("output") or {}
@@ -173,13 +173,15 @@ def _event_steps(rows: Collector, events: list[Any], resolve: Callable[[str], st
                 "error" if failed else "ok",
                 input=last_given(prompt, resolve) if isinstance(prompt, list) else None,
                 output=answer or output.get("completion") or event.get("error"),
-                tokens_in=count(usage.get("input_tokens")),
-                tokens_out=count(usage.get("output_tokens")),
+                tokens_in=count(usage.get("input_tokens"), "input_tokens"),
+                tokens_out=count(usage.get("output_tokens"), "output_tokens"),
                 latency_ms=latency,
                 started_at=stamp,
-                cache_read=count(usage.get("input_tokens_cache_read")),
-                cache_write=count(usage.get("input_tokens_cache_write")),
-                reasoning=count(usage.get("reasoning_tokens")),
+                cache_read=count(usage.get("input_tokens_cache_read"), "input_tokens_cache_read"),
+                cache_write=count(
+                    usage.get("input_tokens_cache_write"), "input_tokens_cache_write"
+                ),
+                reasoning=count(usage.get("reasoning_tokens"), "reasoning_tokens"),
             )
         elif kind == "tool":
             error = event.get("error")
@@ -248,7 +250,7 @@ def _log(
         require(source, isinstance(sample, dict), "expected an object", where)
         require(source, "id" in sample, "required field is missing", f"{where}.id")
         task_id = str(sample["id"])
-        epoch = count(sample.get("epoch")) or 1
+        epoch = count(sample.get("epoch"), "epoch") or 1
         uuid = sample.get("uuid")
         rows.begin(uuid if isinstance(uuid, str) and uuid else stable_id(source, task_id, position))
         events = sample.get("events") or []
@@ -269,7 +271,7 @@ def _log(
         models = [u for u in usage.values() if isinstance(u, dict)]
         reward = _score(sample.get("scores"))
         failed = bool(error) or isinstance(limit, dict)
-        working = amount(sample.get("working_time"))
+        working = amount(sample.get("working_time"), "working_time")
         first_stamp = next(
             (e.get("timestamp") for e in events if isinstance(e.get("timestamp"), str)), None
         )
@@ -284,11 +286,15 @@ def _log(
             output=completion,
             reward=reward,
             success=False if failed else (None if reward is None else reward >= 1),
-            tokens_in=_sum(count(u.get("input_tokens")) for u in models),
-            tokens_out=_sum(count(u.get("output_tokens")) for u in models),
-            cache_read=_sum(count(u.get("input_tokens_cache_read")) for u in models),
-            cache_write=_sum(count(u.get("input_tokens_cache_write")) for u in models),
-            reasoning=_sum(count(u.get("reasoning_tokens")) for u in models),
+            tokens_in=_sum(count(u.get("input_tokens"), "input_tokens") for u in models),
+            tokens_out=_sum(count(u.get("output_tokens"), "output_tokens") for u in models),
+            cache_read=_sum(
+                count(u.get("input_tokens_cache_read"), "input_tokens_cache_read") for u in models
+            ),
+            cache_write=_sum(
+                count(u.get("input_tokens_cache_write"), "input_tokens_cache_write") for u in models
+            ),
+            reasoning=_sum(count(u.get("reasoning_tokens"), "reasoning_tokens") for u in models),
             latency_ms=None if working is None else working * 1000.0,
             meta={
                 "eval_id": spec.get("eval_id"),

@@ -79,18 +79,18 @@ def _attributes(observation: dict[str, Any]) -> dict[str, Any]:
 
 def _usage(observation: dict[str, Any], key: str, flat: str) -> int | None:
     details = observation.get("usageDetails") or {}
-    value = count(details.get(key))
-    return value if value is not None else (count(observation.get(flat)) or None)
+    value = count(details.get(key), key)
+    return value if value is not None else (count(observation.get(flat), flat) or None)
 
 
 def _span(observation: dict[str, Any], trace_id: str) -> Span:
     obs_type = str(observation.get("type") or "SPAN")
     start = epoch_from_iso(observation.get("startTime"))
     end = epoch_from_iso(observation.get("endTime"))
-    latency = amount(observation.get("latency"))
+    latency = amount(observation.get("latency"), "latency")
     if end is None and start is not None and latency is not None:
         end = start + latency / 1000.0
-    cost = amount(observation.get("totalCost"))
+    cost = amount(observation.get("totalCost"), "totalCost")
     return Span(
         trace_id=trace_id,
         span_id=str(observation["id"]),

@@ -94,7 +94,10 @@ def usage(run: dict[str, Any]) -> tuple[int | None, int | None]:
     candidates.append((run, "prompt_tokens", "completion_tokens"))  # runs read from the API
     for found, key_in, key_out in candidates:
         if isinstance(found, dict):
-            tokens_in, tokens_out = count(found.get(key_in)), count(found.get(key_out))
+            tokens_in, tokens_out = (
+                count(found.get(key_in), key_in),
+                count(found.get(key_out), key_out),
+            )
             if tokens_in is not None or tokens_out is not None:
                 return tokens_in, tokens_out
     return None, None
@@ -194,7 +197,7 @@ def _span(run: dict[str, Any], trace_id: str) -> Span:
         model_override=(metadata.get("ls_model_name") or None) if run_type == "llm" else None,
         tokens_in=tokens_in,
         tokens_out=tokens_out,
-        cost_usd=amount(run.get("total_cost")),
+        cost_usd=amount(run.get("total_cost"), "total_cost"),
         input=run.get("inputs") or None,
         output=outputs if outputs else None,
     )

@@ -176,12 +176,14 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             "ok" if observation is None else _observation_status(observation),
             input=command,
             output=observation,
-            tokens_in=count(usage.get("prompt_tokens")),
-            tokens_out=count(usage.get("completion_tokens")),
-            cost_usd=amount(usage.get("cost")),
+            tokens_in=count(usage.get("prompt_tokens"), "prompt_tokens"),
+            tokens_out=count(usage.get("completion_tokens"), "completion_tokens"),
+            cost_usd=amount(usage.get("cost"), "cost"),
             started_at=started_at,
             cache_read=count(_detail(usage, "prompt_tokens_details", "cached_tokens")),
-            cache_write=count(usage.get("cache_creation_input_tokens")),
+            cache_write=count(
+                usage.get("cache_creation_input_tokens"), "cache_creation_input_tokens"
+            ),
             reasoning=count(_detail(usage, "completion_tokens_details", "reasoning_tokens")),
         )
     stats = model_stats(info.get("model_stats"))
@@ -197,13 +199,13 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         started_at=first_at,
         output=submission if isinstance(submission, str) else None,
         success=resolved if isinstance(resolved, bool) else None,
-        cost_usd=amount(stats.get("instance_cost")),
+        cost_usd=amount(stats.get("instance_cost"), "instance_cost"),
         meta={
             "agent": "mini-swe-agent",
             "model": model,
             "mini_version": info.get("mini_version"),
             "exit_status": info.get("exit_status"),
-            "api_calls": count(stats.get("api_calls")),
+            "api_calls": count(stats.get("api_calls"), "api_calls"),
             "failing_tests": _failing(report) if report else None,
             **why(
                 goal=_problem(messages),

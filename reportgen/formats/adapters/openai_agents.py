@@ -11,7 +11,9 @@ started_at, ended_at, span_data, error}``; spans arrive in end order, children f
   span counted once by its id.
 - Spans become steps in start order (a parent before its children), ``parent_id`` the step
   tree: ``function`` -> ``tool`` (name; JSON-decoded input), ``generation`` / ``response`` ->
-  ``llm`` (model, or ``response``; usage ``input_tokens`` / ``output_tokens``), ``agent`` ->
+  ``llm`` (model, or ``response``; usage ``input_tokens`` / ``output_tokens``, of which
+  ``input_tokens_details.cached_tokens`` / ``cache_write_tokens`` are the cache columns and
+  ``output_tokens_details.reasoning_tokens`` the reasoning column), ``agent`` ->
   ``agent``, ``handoff`` -> ``handoff`` (action ``handoff:<to_agent>``), ``guardrail`` ->
   ``guardrail`` (``triggered: true`` -> ``error``), other ``custom`` spans -> ``custom``. The
   SDK's own ``task`` and ``turn`` wrappers (``custom`` with ``data.sdk_span_type``) are not
@@ -194,6 +196,9 @@ class _Trace:
                 latency_ms=latency if latency is None or latency >= 0 else None,
                 started_at=span.get("started_at") if begun is not None else None,
                 parent=parent,
+                cache_read=step.get("cache_read"),
+                cache_write=step.get("cache_write"),
+                reasoning=step.get("reasoning"),
             )
         first = min(starts) if starts else None
         rows.end(
@@ -219,7 +224,9 @@ class _Trace:
             },
             output=answer,
             success=False if failed else None,
-            latency_ms=(max(ends) - first) * 1000.0 if first is not None and ends else None,
+            latency_ms=(max(ends) - first) * 1000.0
+            if first is not None and ends and max(ends) >= first
+            else None,  # spans that end before they start give no latency
             source_line=self.line,
         )
 
@@ -256,17 +263,23 @@ def _step(
         step |= {
             "type": "llm",
             "action": model or kind,
-            "tokens_in": count(usage.get("input_tokens")),
-            "tokens_out": count(usage.get("output_tokens")),
+            "tokens_in": count(usage.get("input_tokens"), "input_tokens"),
+            "tokens_out": count(usage.get("output_tokens"), "output_tokens"),
             "output": data.get("output") if kind == "generation" else {"usage": usage},
         }
+        details = usage.get("input_tokens_details") or (usage.get("details") or {}).get(
+            "input_tokens_details"
+        )
+        details = details if isinstance(details, dict) else {}
+        out_details = usage.get("output_tokens_details")
+        out_details = out_details if isinstance(out_details, dict) else {}
+        step["cache_read"] = count(details.get("cached_tokens"), "cached_tokens")
+        step["cache_write"] = count(details.get("cache_write_tokens"), "cache_write_tokens")
+        step["reasoning"] = count(out_details.get("reasoning_tokens"), "reasoning_tokens")
         if model:
             models[model] += 1
             price = prices.price(model)
-            details = usage.get("input_tokens_details") or (usage.get("details") or {}).get(
-                "input_tokens_details"
-            )
-            cached = count((details or {}).get("cached_tokens")) or 0
+            cached = step["cache_read"] or 0
             if price is not None and step["tokens_in"] is not None:
                 fresh = max(step["tokens_in"] - cached, 0)
                 step["cost_usd"] = price.cost(fresh, step["tokens_out"], 0, cached)
@@ -367,7 +380,7 @@ def _usage_of(turn: dict[str, Any]) -> dict[str, int] | None:
     usage = turn["span_data"]["data"].get("usage")
     if not isinstance(usage, dict):
         return None
-    return {k: count(usage.get(k)) or 0 for k in ("input_tokens", "output_tokens")}
+    return {k: count(usage.get(k), k) or 0 for k in ("input_tokens", "output_tokens")}
 
 
 def _add(traces: dict[str, _Trace], source: SourceFile, line: int | None, item: Any) -> None:

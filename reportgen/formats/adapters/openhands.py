@@ -161,7 +161,7 @@ def _text(content: Any) -> str:
 def _usage(block: Any) -> dict[str, int] | None:
     if not isinstance(block, dict):
         return None
-    return {k: count(block.get(k)) or 0 for k in _USAGE_KEYS}
+    return {k: count(block.get(k), k) or 0 for k in _USAGE_KEYS}
 
 
 def _accumulated(stats: Any) -> dict[str, int] | None:

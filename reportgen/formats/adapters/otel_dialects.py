@@ -108,9 +108,12 @@ def from_mlflow(span: Span) -> None:
         span.tokens_out = count(usage.get("output_tokens", usage.get("completion_tokens")))
     cost = _decoded(attrs.get("mlflow.llm.cost"))
     if isinstance(cost, dict):
-        span.cost_usd = amount(cost.get("total_cost"))
+        span.cost_usd = amount(cost.get("total_cost"), "total_cost")
         if span.cost_usd is None:
-            span.cost_usd = add(amount(cost.get("input_cost")), amount(cost.get("output_cost")))
+            span.cost_usd = add(
+                amount(cost.get("input_cost"), "input_cost"),
+                amount(cost.get("output_cost"), "output_cost"),
+            )
     elif amount(cost) is not None:
         span.cost_usd = amount(cost)
     if "mlflow.spanInputs" in attrs:

@@ -235,32 +235,52 @@ def maybe_json(value: Any) -> Any:
     return value
 
 
-def count(value: Any) -> int | None:
-    """A non-negative integer count, or None when absent or not a number."""
+#: The largest token count a record may give (a trillion): beyond it a count is a broken or
+#: hostile record, and a million steps of it still sum inside a 64-bit integer.
+MAX_COUNT = 10**12
+#: The largest amount (USD, milliseconds) a record may give; its sums stay finite.
+MAX_AMOUNT = 1e12
+#: The last year a time stamp may name (later ones overflow date arithmetic downstream).
+MAX_YEAR = 9000
+
+
+def count(value: Any, field: str = "count") -> int | None:
+    """A non-negative integer count, or None when absent, negative or not a number; a count
+    above :data:`MAX_COUNT` raises ValueError naming ``field`` (the file's reader names the
+    file: ``explained``)."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):
-        return value if value >= 0 else None
-    if isinstance(value, float) and math.isfinite(value) and value >= 0:
-        return int(value)
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return None
+        number = value
+    elif isinstance(value, float) and math.isfinite(value):
+        number = int(value)
+    elif isinstance(value, str) and value.isdigit():
+        number = int(value[:20])  # a longer one is out of range all the same
+    else:
+        return None
+    if number > MAX_COUNT:
+        raise ValueError(f"{field} {str(value)[:40]} is out of range (at most {MAX_COUNT:,})")
+    return number if number >= 0 else None
 
 
-def amount(value: Any) -> float | None:
-    """A non-negative finite number, or None."""
+def amount(value: Any, field: str = "amount") -> float | None:
+    """A non-negative finite number, or None; one above :data:`MAX_AMOUNT` raises ValueError
+    naming ``field``."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)) and math.isfinite(value) and value >= 0:
-        return float(value)
-    if isinstance(value, str):
+    number: float | None = None
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str):
         try:
             number = float(value)
         except ValueError:
             return None
-        return number if math.isfinite(number) and number >= 0 else None
-    return None
+    if number is None or math.isnan(number) or number < 0:
+        return None
+    if number > MAX_AMOUNT:
+        raise ValueError(f"{field} {str(value)[:40]} is out of range (at most {MAX_AMOUNT:g})")
+    return number
 
 
 def add(*values: float | None) -> float | None:
@@ -277,13 +297,18 @@ def iso_from_epoch(seconds: float | None) -> str | None:
 
 
 def epoch_from_iso(stamp: Any) -> float | None:
-    """Epoch seconds of an ISO 8601 time stamp (``Z`` or an offset), None for anything else."""
+    """Epoch seconds of an ISO 8601 time stamp (``Z`` or an offset), None for anything else;
+    a stamp after the year :data:`MAX_YEAR` raises ValueError (it overflows what is later
+    added to it)."""
     if not isinstance(stamp, str) or len(stamp) < 10:
         return None
     try:
-        return datetime.fromisoformat(stamp).timestamp()
+        when = datetime.fromisoformat(stamp)
     except ValueError:
         return None
+    if when.year > MAX_YEAR:
+        raise ValueError(f"time stamp {stamp[:40]} is out of range (years up to {MAX_YEAR})")
+    return when.timestamp()
 
 
 def stable_id(source: SourceFile, task_id: str, position: int) -> str:

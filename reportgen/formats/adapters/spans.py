@@ -183,7 +183,8 @@ def _cost(attrs: dict[str, Any]) -> float | None:
     if total is not None:
         return total
     return add(
-        amount(attrs.get("gen_ai.usage.input_cost")), amount(attrs.get("gen_ai.usage.output_cost"))
+        amount(attrs.get("gen_ai.usage.input_cost"), "gen_ai.usage.input_cost"),
+        amount(attrs.get("gen_ai.usage.output_cost"), "gen_ai.usage.output_cost"),
     )
 
 

@@ -155,7 +155,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         action = entry["action"]
         observation = entry.get("observation")
         observation = observation if isinstance(observation, str) else ""
-        seconds = amount(entry.get("execution_time"))
+        seconds = amount(entry.get("execution_time"), "execution_time")
         rows.step(
             "tool",
             first_word(action),
@@ -166,21 +166,21 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         )
     stats = model_stats(info.get("model_stats"))
     # Replayed demonstrations carry all-zero stats: zero means "not measured" there.
-    spent = any(count(stats.get(k)) for k in ("tokens_sent", "tokens_received"))
-    cost = amount(stats.get("instance_cost"))
+    spent = any(count(stats.get(k), k) for k in ("tokens_sent", "tokens_received"))
+    cost = amount(stats.get("instance_cost"), "instance_cost")
     submission = info.get("submission")
     rows.end(
         source,
         task_id=task_id,
         suite="swe-bench",
         output=submission if isinstance(submission, str) else None,
-        tokens_in=count(stats.get("tokens_sent")) if spent else None,
-        tokens_out=count(stats.get("tokens_received")) if spent else None,
+        tokens_in=count(stats.get("tokens_sent"), "tokens_sent") if spent else None,
+        tokens_out=count(stats.get("tokens_received"), "tokens_received") if spent else None,
         cost_usd=cost if cost else None,
         meta={
             "agent": "swe-agent",
             "exit_status": info.get("exit_status"),
-            "api_calls": count(stats.get("api_calls")),
+            "api_calls": count(stats.get("api_calls"), "api_calls"),
             "environment": document.get("environment")
             if isinstance(document.get("environment"), str)
             else None,

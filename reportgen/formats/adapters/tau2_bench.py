@@ -99,9 +99,9 @@ def _steps(messages: list[Any]) -> list[ChatStep]:
                 since.append(message)  # text beside tool calls: shown with the next reply
             if made:
                 first = made[0]
-                first.tokens_in = count(usage.get("prompt_tokens"))
-                first.tokens_out = count(usage.get("completion_tokens"))
-                first.cost_usd = amount(message.get("cost"))
+                first.tokens_in = count(usage.get("prompt_tokens"), "prompt_tokens")
+                first.tokens_out = count(usage.get("completion_tokens"), "completion_tokens")
+                first.cost_usd = amount(message.get("cost"), "cost")
                 if now is not None and previous is not None and now >= previous:
                     first.latency_ms = (now - previous) * 1000.0
                 for step in made:
@@ -150,7 +150,7 @@ def _parse(rows: Collector, source: SourceFile) -> None:
         reward_info = sim.get("reward_info") or {}
         reward = reward_info.get("reward") if isinstance(reward_info, dict) else None
         reward = float(reward) if isinstance(reward, (int, float)) else None
-        duration = amount(sim.get("duration"))
+        duration = amount(sim.get("duration"), "duration")
         task = tasks.get(str(sim["task_id"])) or {}
         rows.begin(str(sim["id"]))
         emit(rows, _steps(messages))
@@ -159,13 +159,13 @@ def _parse(rows: Collector, source: SourceFile) -> None:
             task_id=str(sim["task_id"]),
             label=model,
             suite=f"tau2-bench/{domain or 'unknown-domain'}",
-            trial=count(sim.get("trial")) or 0,
+            trial=count(sim.get("trial"), "trial") or 0,
             started_at=(
                 sim.get("start_time") if isinstance(sim.get("start_time"), str) else file_stamp
             ),
             reward=reward,
             success=None if reward is None else reward >= 1,
-            cost_usd=amount(sim.get("agent_cost")),
+            cost_usd=amount(sim.get("agent_cost"), "agent_cost"),
             latency_ms=None if duration is None else duration * 1000.0,
             output=last_reply(messages),
             meta={
