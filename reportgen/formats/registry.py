@@ -40,6 +40,7 @@ def adapters() -> tuple[Format, ...]:
     from reportgen.formats.adapters.gemini_cli import GeminiCli
     from reportgen.formats.adapters.harbor import HarborJob
     from reportgen.formats.adapters.inspect_log import InspectLog
+    from reportgen.formats.adapters.inspect_scout import InspectScout
     from reportgen.formats.adapters.langfuse import LangfuseExport
     from reportgen.formats.adapters.langsmith import LangSmithRuns
     from reportgen.formats.adapters.mini_swe_agent import MiniSweAgent
@@ -57,6 +58,7 @@ def adapters() -> tuple[Format, ...]:
         HarborJob(),
         AtifTrajectory(),
         InspectLog(),
+        InspectScout(),
         SweAgent(),
         SweBenchHarness(),
         MiniSweAgent(),

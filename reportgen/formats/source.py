@@ -185,9 +185,14 @@ def _walk(top: str, notices: list[str]) -> Iterator[str]:
 
 def _files(entries: list[os.DirEntry[str]], notices: list[str]) -> Iterator[str]:
     """The input files among one folder's non-folder ``entries`` (a symlink to a regular
-    file followed, with a notice; anything else skipped, with a notice)."""
+    file followed, with a notice; anything else skipped, with a notice). An Inspect Scout
+    scan's ``_errors.jsonl`` is read with the ``_scan.json`` beside it, not on its own (it is
+    empty when no scanner failed)."""
+    scan = any(entry.name == "_scan.json" for entry in entries)
     for entry in entries:
         if not _input_name(entry.name) or entry.name.startswith("."):
+            continue
+        if scan and entry.name == "_errors.jsonl":
             continue
         plain = not entry.is_symlink() and entry.is_file(follow_symlinks=False)
         kind = "file" if plain else _kind(Path(entry.path))

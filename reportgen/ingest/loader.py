@@ -400,6 +400,10 @@ def _load(
             con.execute("ROLLBACK")
             report.skipped.extend(dropped.values())
             return
+        for fmt in by_name.values():  # formats that annotate other formats' runs (a scan)
+            annotate = getattr(fmt, "annotate", None)
+            if annotate is not None:
+                annotate(con, run_id_prefix)
         con.execute(load_sql("error_outcomes"), {"kinds": list(ERROR_KINDS), "width": REASON_WIDTH})
         apply_session_defaults(con, sessions, by_name.values())
         apply_overrides(con, overrides)

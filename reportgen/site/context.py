@@ -221,6 +221,20 @@ class HistoryPage(Page):
     night_verdicts: list[dict[str, Any]] = field(default_factory=list)  # significant, per night
 
 
+@dataclass(frozen=True)
+class ScannerView:
+    """One scanner's word on a run (an Inspect Scout scan, meta.scanners.<scanner>): its
+    value as text, how many results it returned, its explanation and answer, its errors."""
+
+    scanner: str
+    value: str
+    results: int | None
+    explanation: str | None
+    answer: str | None
+    error: str | None
+    scan_id: str | None
+
+
 @dataclass(kw_only=True)
 class RunPage(Page):
     """One run: summary, notes, the step timeline, loops and recovery windows."""
@@ -239,6 +253,7 @@ class RunPage(Page):
     span_ms: float | None = None  # the waterfall's span: first start to last end
     children: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # step -> sub-runs
     children_in_totals: bool | None = None  # whether the totals include the sub-runs'
+    scanners: list[ScannerView] = field(default_factory=list)  # meta.scanners, by scanner
 
 
 @dataclass(kw_only=True)

@@ -12,7 +12,7 @@ from typing import Any
 from reportgen.divergence import run_text
 from reportgen.gating import stagnant_loops
 from reportgen.site import charts, paths
-from reportgen.site.context import LazyPage, Link, RunPage, TaskPage
+from reportgen.site.context import LazyPage, Link, RunPage, ScannerView, TaskPage
 from reportgen.site.data import PairInfo, SiteData
 from reportgen.site.notes_html import render_notes
 from reportgen.site.pages_convergence import convergence_rows
@@ -27,8 +27,9 @@ _RUN_FIELDS = (
 )  # fmt: skip
 
 
-def _meta(raw: str | None) -> tuple[list[tuple[str, str]], str | None]:
-    """A run's meta as sorted (key, text) items, and its Markdown notes apart."""
+def _meta(raw: str | None) -> tuple[list[tuple[str, str]], str | None, list[ScannerView]]:
+    """A run's meta as sorted (key, text) items, its Markdown notes and its scanners' results
+    (``meta.scanners``, an Inspect Scout scan's: shown as a table of their own) apart."""
     try:
         meta = json.loads(raw) if raw else {}
     except (ValueError, RecursionError):  # too deeply nested to parse: shown as it is
@@ -36,11 +37,40 @@ def _meta(raw: str | None) -> tuple[list[tuple[str, str]], str | None]:
     if not isinstance(meta, dict):
         meta = {"meta": meta}
     notes = meta.pop("notes", None)
+    scanners = meta.get(SCANNERS)
+    found = _scanners(meta.pop(SCANNERS)) if isinstance(scanners, dict) else []
     items = [
         (str(k), v if isinstance(v, str) else pretty_json(v, indent=None, sort_keys=True))
         for k, v in sorted(meta.items())
     ]
-    return items, (notes if isinstance(notes, str) else None)
+    return items, (notes if isinstance(notes, str) else None), found
+
+
+def _scanners(given: dict[str, Any]) -> list[ScannerView]:
+    """``meta.scanners`` as one view per scanner, sorted by name (entries that are not
+    objects are shown as their value)."""
+    views = []
+    for name, entry in sorted(given.items()):
+        said = entry if isinstance(entry, dict) else {"value": entry}
+
+        def text(key: str, said: dict[str, Any] = said) -> str | None:
+            value = said.get(key)
+            return value if isinstance(value, str) and value else None
+
+        value = said.get("value")
+        results = said.get("results")
+        views.append(
+            ScannerView(
+                scanner=str(name),
+                value=value if isinstance(value, str) else pretty_json(value, indent=None),
+                results=results if isinstance(results, int) else None,
+                explanation=text("explanation"),
+                answer=text("answer"),
+                error=text("error"),
+                scan_id=text("scan_id"),
+            )
+        )
+    return views
 
 
 def run_view(run: dict[str, Any]) -> dict[str, Any]:
@@ -50,6 +80,10 @@ def run_view(run: dict[str, Any]) -> dict[str, Any]:
     view["href"] = paths.run_path(run["suite"], run["task_id"], run["run_id"])
     return view
 
+
+SCANNERS = "scanners"
+"""The meta key of scanners' results on a run (an Inspect Scout scan's: META_KEY of
+reportgen/formats/adapters/inspect_scout.py), shown as a table of its own."""
 
 _BREAKDOWN = ("tokens_in", "tokens_out", "cache_read_tokens", "cache_write_tokens",
               "reasoning_tokens")  # fmt: skip
@@ -163,7 +197,7 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
     tree = step_tree(steps)
     falls = waterfall(steps)
     views = step_views(steps, loops=loops, tree=tree, falls=falls)
-    meta, notes = _meta(run["meta"])
+    meta, notes, scanners = _meta(run["meta"])
     children = sub_runs(data, run)
     family = _family_meta(run)
     view = run_view(run) | cost_view(run)
@@ -197,6 +231,7 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
         children_in_totals=(
             bool(family.get("totals_include_children")) if family.get("children") else None
         ),
+        scanners=scanners,
     )
 
 

@@ -56,12 +56,17 @@ SAMPLES: dict[str, Path] = {
     "otel": DATA / "otel-genai" / "any-agent" / "OPENAI_trace.json",
     "harbor": DATA / "harbor-jobs" / "generated" / "jobs" / "terminus-2-mock",
     "swe-bench-harness": DATA / "swe-bench-harness" / "swebench-5.0.2" / "infra-ambiguous",
+    # a scan has no runs of its own: loaded with the Inspect logs it scanned
+    "inspect-scout": DATA / "inspect-scout",
 }
 """One input per registered format (a file, or the folder the format needs). A new adapter
 must add one here, and a row to the identity table in docs/formats.md."""
 
 NO_RUNS = {"outputs-v1"}
 """Formats that load outputs but no runs."""
+
+WITH_OTHERS = {"inspect-scout": {"inspect"}}
+"""Formats whose sample also loads files of other formats (the runs a scan annotates)."""
 
 
 def _sample(name: str) -> Path:
@@ -88,8 +93,9 @@ def test_every_registered_format_has_a_sample() -> None:
 def test_label_and_suite_override_every_format(name: str, tmp_path: Path) -> None:
     db = tmp_path / "a.duckdb"
     report = ingest([_sample(name)], db, label="X", suite="Y")
-    assert {row["format"] for row in report.loaded} == {name}
-    assert _rows(db, "SELECT DISTINCT format FROM files") == [(name,)]
+    formats = {name, *WITH_OTHERS.get(name, ())}
+    assert {row["format"] for row in report.loaded} == formats
+    assert {f for (f,) in _rows(db, "SELECT DISTINCT format FROM files")} == formats
     runs = _rows(db, "SELECT label, suite, count(*) FROM runs GROUP BY ALL")
     outputs = _rows(db, "SELECT label, suite, count(*) FROM outputs GROUP BY ALL")
     if name in NO_RUNS:
