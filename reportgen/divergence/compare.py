@@ -475,6 +475,7 @@ def compare_paths(
                 format_name=format_name,
                 run_id_prefix=prefix,
                 max_record_mb=max_record_mb,
+                reprice=False,  # no comparison reads the recomputed cost
             )
             hashes = [f["content_hash"] for f in (*report.loaded, *report.skipped)]
             rows = con.execute(

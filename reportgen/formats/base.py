@@ -20,9 +20,11 @@ STAGE_TABLES = ("runs", "steps", "iterations", "outputs")
 
 @dataclass(frozen=True)
 class StageOptions:
-    """Knobs that apply to every format."""
+    """Knobs that apply to every format. ``reprice``: store ``runs.cost_recomputed_usd``
+    (off for a one-off ``compare``, whose in-memory archive never reads it)."""
 
     max_record_bytes: int
+    reprice: bool = True
 
 
 class Format(Protocol):

@@ -100,6 +100,7 @@ def ingest(
     label: str | None = None,
     suite: str | None = None,
     identity: str = "",
+    reprice: bool = True,
 ) -> IngestReport:
     """Load ``paths`` (files or folders) into the archive at ``db`` (a path, or an open
     connection, e.g. an in-memory archive for a one-off ``compare``).
@@ -123,10 +124,13 @@ def ingest(
     same bytes deriving other run ids (another submission folder, another ``run_id_prefix``)
     load. ``identity``: a caller that changes the runs a file derives in other ways than
     ``run_id_prefix`` (e.g. overriding their label or suite) names that change here, so that
-    files the archive holds are read again instead of skipped unread."""
+    files the archive holds are read again instead of skipped unread. ``reprice=False`` leaves
+    ``runs.cost_recomputed_usd`` NULL (a one-off ``compare`` never reads it)."""
     if batch is not None and not batch.strip():
         raise UsageError("--batch must be a non-empty string")
-    options = StageOptions(max_record_bytes=int(check_max_record_mb(max_record_mb) * (1 << 20)))
+    options = StageOptions(
+        max_record_bytes=int(check_max_record_mb(max_record_mb) * (1 << 20)), reprice=reprice
+    )
     load = partial(
         _ingest,
         list(paths),
@@ -407,7 +411,8 @@ def _load(
         con.execute(load_sql("error_outcomes"), {"kinds": list(ERROR_KINDS), "width": REASON_WIDTH})
         apply_session_defaults(con, sessions, by_name.values())
         apply_overrides(con, overrides)
-        reprice_staged(con)
+        if options.reprice:
+            reprice_staged(con)
         _assign_batches(con, batch)
         _check_token_limits(con, sources, formats)
         replaced = check_conflicts(con, sources, replace, by_name.values())
