@@ -9,6 +9,8 @@ key in a task id never reaches a PR comment, a CI log or ``--explain``.
   autolink (``http://``, ``www.``, e-mail) can form, and puts an invisible word joiner into
   GitHub's references (``GH-3``, ``#3``, ``@user``) so none links to an issue or a person;
   :func:`md_code` makes a code span (GitHub links nothing inside one).
+- XML (the site's Atom feed): :func:`xml_text` shows the characters XML 1.0 forbids as
+  visible escapes.
 - Terminal and CI logs: :func:`term_text` shows control characters (newlines, ANSI escapes,
   C1 controls, Unicode line separators) as visible ``\\xNN`` / ``\\uNNNN`` text, so agent text
   never starts a line; reportgen never starts a line with agent text itself, so no line can
@@ -58,6 +60,18 @@ def md_code(text: object) -> str:
     fence = "`" * (longest + 1)
     pad = " " if flat.startswith(("`", " ")) or flat.endswith(("`", " ")) or longest else ""
     return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+#: Characters XML 1.0 forbids (C0 controls but tab, newline and carriage return; lone
+#: surrogates; U+FFFE and U+FFFF).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: object) -> str:
+    """Text for an XML document (the Atom feed): each character XML 1.0 forbids shown as a
+    visible escape, so one id cannot make the whole document ill-formed; secrets redacted.
+    ElementTree escapes the markup characters."""
+    return _NOT_XML.sub(_visible, redact_text(str(text)))
 
 
 def term_line(line: object) -> str:

@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from typing import Any
 
+from reportgen.escape import xml_text
 from reportgen.site import paths
 from reportgen.site.data import PairInfo, SiteData
 from reportgen.site.pages_compare import ALL_SUITES, NightStats, broken_links, night_anchor
@@ -89,4 +90,4 @@ def feed_xml(
 
 
 def _text(parent: ET.Element, tag: str, text: str) -> None:
-    ET.SubElement(parent, f"{{{ATOM}}}{tag}").text = text
+    ET.SubElement(parent, f"{{{ATOM}}}{tag}").text = xml_text(text)
