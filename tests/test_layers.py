@@ -15,8 +15,9 @@ PACKAGE = Path(reportgen.__file__).parent
 
 #: Layer of each top-level module or package of reportgen: imports go to lower numbers only.
 LAYERS = {
-    "errors": 0, "_sql": 0, "_lazy": 0, "_gc": 0, "resources": 0, "escape": 0, "strict_json": 0,
-    "gating": 1, "archive": 1,
+    "errors": 0, "_sql": 0, "_lazy": 0, "_gc": 0, "resources": 0, "strict_json": 0,
+    "secrets": 0, "limits": 0,
+    "gating": 1, "archive": 1, "escape": 1,
     "failures": 2,
     "formats": 3,
     "ingest": 4, "spend": 4,

@@ -24,6 +24,7 @@ from reportgen import __version__
 from reportgen.archive.connection import SCHEMA_VERSION, connect, duckdb_path, recompute_step_hashes
 from reportgen.archive.parquet import parquet_location
 from reportgen.archive.parquet_convert import convert
+from reportgen.archive.restore_checks import check_restored
 from reportgen.archive.snapshot_fetch import (
     MANIFEST,
     MANIFEST_BYTES,
@@ -225,6 +226,7 @@ def _load(built: Path, scratch: Path, manifest: dict[str, Any], where: str) -> d
                     f"{where.rstrip('/')}/{file}",
                     f"{rows[table]} rows where the manifest says {entry['rows']}",
                 )
+        check_restored(con, where)
         recompute_step_hashes(con)
         con.execute("CHECKPOINT")
     finally:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reportgen.formats._scan import Scan
+from reportgen.limits import MAX_DEPTH
 
-MAX_DEPTH = 200
-"""Deepest nesting of objects and arrays accepted in one record (the record itself is 1)."""
+__all__ = ["MAX_DEPTH", "NestingProblem", "NestingScanner"]
 
 
 @dataclass

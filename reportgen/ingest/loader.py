@@ -41,6 +41,7 @@ from reportgen.ingest.options import (
 )
 from reportgen.ingest.reprice import reprice_staged
 from reportgen.ingest.suite_notes import find_notes, stage_notes
+from reportgen.limits import MAX_COUNT
 
 ProgressHook = Callable[[str, int, int], None]
 """Called as ``hook(phase, done, total)`` while a load runs."""
@@ -78,7 +79,7 @@ class IngestReport:
         }
 
 
-MAX_TOKENS = 10**12
+MAX_TOKENS = MAX_COUNT
 """Largest token count stored: one count, or a run's steps summed (see token_limits.sql)."""
 
 Opener = Callable[[], duckdb.DuckDBPyConnection]

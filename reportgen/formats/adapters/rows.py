@@ -28,6 +28,7 @@ from reportgen.archive.arrow import STEP_ROWS
 from reportgen.errors import InputError
 from reportgen.formats.nesting import NestingScanner
 from reportgen.formats.source import SourceFile
+from reportgen.limits import MAX_AMOUNT, MAX_COUNT, MAX_YEAR
 
 log = logging.getLogger("reportgen.formats")
 
@@ -233,15 +234,6 @@ def maybe_json(value: Any) -> Any:
         except ValueError:
             return value
     return value
-
-
-#: The largest token count a record may give (a trillion): beyond it a count is a broken or
-#: hostile record, and a million steps of it still sum inside a 64-bit integer.
-MAX_COUNT = 10**12
-#: The largest amount (USD, milliseconds) a record may give; its sums stay finite.
-MAX_AMOUNT = 1e12
-#: The last year a time stamp may name (later ones overflow date arithmetic downstream).
-MAX_YEAR = 9000
 
 
 def count(value: Any, field: str = "count") -> int | None:
