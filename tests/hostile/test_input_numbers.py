@@ -104,3 +104,17 @@ def test_an_agents_span_ending_before_it_starts_has_no_negative_latency(tmp_path
     finally:
         con.close()
     assert negative == (0,)
+
+
+@pytest.mark.parametrize("where", ["run", "step"])
+def test_a_native_trace_dated_after_9000_is_refused(tmp_path: Path, where: str) -> None:
+    late = "9999-12-31T23:59:59Z"
+    step: dict[str, Any] = {"type": "tool", "action": "a", "status": "ok"}
+    run: dict[str, Any] = {"task_id": "t", "steps": [step]}
+    (run if where == "run" else step)["started_at"] = late
+    file = tmp_path / "in" / "late.jsonl"
+    file.parent.mkdir()
+    file.write_text(json.dumps(run) + "\n")
+    result = cli("ingest", file, "--db", tmp_path / "a.duckdb")
+    assert result.exit_code == 1, result.output
+    one_line(result.stderr, "late.jsonl", "started_at", "9000")

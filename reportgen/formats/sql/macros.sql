@@ -23,8 +23,10 @@ CREATE OR REPLACE TEMP MACRO rg_bad_number(j) AS
                            OR NOT coalesce(isfinite(TRY_CAST(j AS DOUBLE)), false)));
 CREATE OR REPLACE TEMP MACRO rg_bad_amount(j) AS
     (rg_bad_number(j) OR (NOT rg_absent(j) AND TRY_CAST(j AS DOUBLE) < 0));
+-- a time up to the year 9000 (reportgen.limits.MAX_YEAR: later ones overflow date arithmetic)
 CREATE OR REPLACE TEMP MACRO rg_bad_time(j) AS
-    (NOT rg_absent(j) AND (json_type(j) <> 'VARCHAR' OR TRY_CAST(j ->> '$' AS TIMESTAMPTZ) IS NULL));
+    (NOT rg_absent(j) AND (json_type(j) <> 'VARCHAR'
+                           OR coalesce(year(TRY_CAST(j ->> '$' AS TIMESTAMPTZ)) > 9000, true)));
 CREATE OR REPLACE TEMP MACRO rg_bad_bool(j) AS (NOT rg_absent(j) AND json_type(j) <> 'BOOLEAN');
 CREATE OR REPLACE TEMP MACRO rg_bad_object(j) AS (NOT rg_absent(j) AND json_type(j) <> 'OBJECT');
 CREATE OR REPLACE TEMP MACRO rg_bad_text_list(j) AS

@@ -20,7 +20,7 @@ SELECT source_file, field, problem FROM (
         FROM stage_trace_raw WHERE rg_bad_text(batch)
     UNION ALL SELECT source_file, 'trial', 'must be a non-negative integer'
         FROM stage_trace_raw WHERE rg_bad_count(trial) OR rg_bad_int(trial)
-    UNION ALL SELECT source_file, 'started_at', 'must be an ISO 8601 timestamp'
+    UNION ALL SELECT source_file, 'started_at', 'must be an ISO 8601 timestamp up to the year 9000'
         FROM stage_trace_raw WHERE rg_bad_time(started_at)
     UNION ALL SELECT source_file, 'meta', 'must be an object'
         FROM stage_trace_raw WHERE rg_bad_object(meta)

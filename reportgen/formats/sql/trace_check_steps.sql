@@ -15,7 +15,7 @@ SELECT DISTINCT r.source_file,
         WHEN 'cache_read_tokens' THEN 'must be a non-negative integer'
         WHEN 'cache_write_tokens' THEN 'must be a non-negative integer'
         WHEN 'reasoning_tokens' THEN 'must be a non-negative integer'
-        WHEN 'started_at' THEN 'must be an ISO 8601 timestamp'
+        WHEN 'started_at' THEN 'must be an ISO 8601 timestamp up to the year 9000'
         WHEN 'parent' THEN 'must be the index of an earlier step'
         WHEN 'error' THEN 'must be a string (the error message)'
         ELSE 'must be a finite number >= 0'

@@ -70,7 +70,8 @@ SELECT
             AND (coalesce(t[7], 'NULL') = 'NULL'
                  OR (t[7] IN ('UBIGINT', 'DOUBLE') AND isfinite(v.latency_ms) AND v.latency_ms >= 0))
             AND (coalesce(t[8], 'NULL') = 'NULL'
-                 OR (t[8] = 'VARCHAR' AND TRY_CAST(v.started_at AS TIMESTAMPTZ) IS NOT NULL))
+                 OR (t[8] = 'VARCHAR'
+                     AND year(TRY_CAST(v.started_at AS TIMESTAMPTZ)) <= 9000))
             AND (coalesce(t[9], 'NULL') = 'NULL' OR (t[9] = 'UBIGINT' AND v.parent < s.idx))
             AND coalesce(t[10], 'NULL') IN ('NULL', 'VARCHAR')
             AND (coalesce(t[13], 'NULL') = 'NULL'

@@ -50,7 +50,8 @@ SELECT
     TRY_CAST(v.cache_write_tokens AS BIGINT) AS cache_write_tokens,
     TRY_CAST(v.reasoning_tokens AS BIGINT) AS reasoning_tokens,
     CASE
-        WHEN v.started_at IS NOT NULL AND TRY_CAST(v.started_at AS TIMESTAMPTZ) IS NULL
+        WHEN v.started_at IS NOT NULL
+            AND coalesce(year(TRY_CAST(v.started_at AS TIMESTAMPTZ)) > 9000, true)
             THEN 'started_at'
         WHEN v.parent >= idx THEN 'parent'
         WHEN rg_bad_count(v.cache_read_tokens) THEN 'cache_read_tokens'
