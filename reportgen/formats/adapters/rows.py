@@ -236,6 +236,11 @@ def _encode(value: Any) -> str:
     """JSON text; a payload holding NaN (Python's json reads it) gets null in its place."""
     if value.__class__ is RawJson:
         return str(value)
+    if value.__class__ is str:  # orjson writes a string as json does, ~4x faster
+        try:
+            return orjson.dumps(value).decode()
+        except orjson.JSONEncodeError:  # a lone surrogate: json writes it as it is
+            pass
     try:
         return _strict(value)
     except ValueError:
