@@ -196,3 +196,35 @@ def test_lone_reports_of_one_model_folder(tmp_path: Path) -> None:
     assert load(archives[1], model).execute("SELECT count(*) FROM runs").fetchone() == (3,)
     (tmp_path / "deep" / "m.r1.json").write_text(empty)
     assert load(archives[2], model).execute("SELECT count(*) FROM runs").fetchone() == (0,)
+
+
+def test_a_full_swe_bench_run_report_is_detected(tmp_path: Path) -> None:
+    """The full SWE-bench's 2,294 instances: the id lists the harness writes after its counts
+    (json.dump, indent 4) push resolved_ids past the 64 KB head detection reads; its counts,
+    written first, still say what the file is."""
+    ids = [f"django__django-{n}" for n in range(10000, 12294)]
+    report = {
+        "total_instances": len(ids),
+        "submitted_instances": len(ids),
+        "completed_instances": len(ids),
+        "resolved_instances": 1,
+        "unresolved_instances": len(ids) - 1,
+        "empty_patch_instances": 0,
+        "error_instances": 0,
+        "completed_ids": ids,
+        "incomplete_ids": [],
+        "empty_patch_ids": [],
+        "submitted_ids": ids,
+        "resolved_ids": ids[:1],
+        "unresolved_ids": ids[1:],
+        "error_ids": [],
+        "schema_version": 2,
+    }
+    path = tmp_path / "org__model.full.json"
+    path.write_text(json.dumps(report, indent=4))
+    source = measure(path, str(path), 1 << 26)
+    assert b'"resolved_ids"' not in source.head
+    assert detect_format(source).name == "swe-bench-harness"
+    con = load(tmp_path, path)
+    got = con.execute("SELECT count(*), count(*) FILTER (WHERE success) FROM runs").fetchone()
+    assert got == (len(ids), 1)

@@ -50,6 +50,13 @@ _REPORT = (
     Marked(rb'"unresolved_ids"\s*:'),
     re.compile(rb'"(?:completed_ids|submitted_ids)"\s*:'),
 )
+# The counts the harness writes first: a large run's id lists start past a head's 64 KB (the
+# full SWE-bench's 2,294 ids: completed_ids and submitted_ids alone are over 150 KB).
+_COUNTS = (
+    Marked(rb'"resolved_instances"\s*:'),
+    Marked(rb'"unresolved_instances"\s*:'),
+    re.compile(rb'"(?:completed|submitted)_instances"\s*:'),
+)
 _INSTANCE = re.compile(
     rb'\A\s*\{\s*"[^"]+"\s*:\s*\{\s*"(?:patch_is_None|patch_exists|patch_successfully_applied|'
     rb'resolved|tests_status)"\s*:'
@@ -82,7 +89,9 @@ class SweBenchHarness:
             return False
         if source.path.name == "report.json":
             return bool(_INSTANCE.search(source.head))
-        return all(k.search(source.head) for k in _REPORT)
+        return all(k.search(source.head) for k in _REPORT) or all(
+            k.search(source.head) for k in _COUNTS
+        )
 
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
