@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,25 @@ def test_same_errors_as_json(tmp_path: Path, raw: bytes) -> None:
     with pytest.raises(InputError) as fast:
         load_document(source, "a test")
     assert str(fast.value) == str(plain.value)
+
+
+def _number(rng: random.Random, longest: int) -> str:
+    whole = str(int("".join(rng.choices("0123456789", k=rng.randint(1, longest)))))
+    fraction = "".join(rng.choices("0123456789", k=rng.randint(0, 20)))
+    exponent = f"e{rng.randint(-330, 300)}" if rng.random() < 0.4 else ""
+    return rng.choice(("", "-")) + whole + (f".{fraction}" if fraction else "") + exponent
+
+
+def test_random_numbers_read_as_json_reads_them(tmp_path: Path) -> None:
+    """Decimals and exponents as orjson reads them (no guard in the way: whole parts of up
+    to 18 digits); then integers of any length, one a file, the guard deciding."""
+    rng = random.Random(19)
+    path = tmp_path / "numbers.json"
+    path.write_text("[" + ",".join(_number(rng, 18) for _ in range(3000)) + "]")
+    source = measure(path, str(path), 1 << 26)
+    assert repr(load_document(source, "a test")) == repr(parse_document(source, "a test"))
+    for _ in range(300):
+        number = _number(rng, 25)
+        path.write_text(f'{{"n": {number}}}')
+        source = measure(path, str(path), 1 << 26)
+        assert repr(load_document(source, "a")) == repr(parse_document(source, "a")), number
