@@ -162,3 +162,29 @@ def test_a_trajectory_outside_a_job_is_still_atif(tmp_path: Path) -> None:
     path.write_text(json.dumps({"schema_version": "ATIF-v1.8", "agent": {}, "steps": []}))
     (tmp_path / "task__x" / "config.json").write_text('{"job_name": "not harbor"}')
     assert detect_format(measure(path, str(path), 1 << 26)).name == "atif"
+
+
+def test_detection_looks_at_no_folder_for_files_harbor_cannot_hold(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Every file of a load is asked whether it is Harbor's: one that is not a Harbor file
+    name and not within 4 parts of an ``agent/`` folder is not, with no folder looked at;
+    under a trial's agent/ folder it still is."""
+    from reportgen.formats.adapters import harbor_layout
+
+    trial = tmp_path / "job" / "trial__x"
+    (trial / "agent").mkdir(parents=True)
+    (trial / "config.json").write_text('{"trials_dir": "x"}')
+    other = tmp_path / "job" / "trial__x" / "logs" / "run" / "report.json"
+    other.parent.mkdir(parents=True)
+    other.write_text('{"a": {"resolved": true}}')
+    inside = trial / "agent" / "notes.json"
+    inside.write_text('{"b": 1}')
+    harbor = next(a for a in adapters() if a.name == "harbor")
+    assert harbor.detect(measure(inside, str(inside), 1 << 26))
+
+    def no_io(folder: Path) -> bool:
+        raise AssertionError(f"looked at {folder}")
+
+    monkeypatch.setattr(harbor_layout, "_is_harbor", no_io)
+    assert not harbor.detect(measure(other, str(other), 1 << 26))

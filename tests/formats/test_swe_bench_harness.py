@@ -121,3 +121,110 @@ def test_detected_as_the_harness_only() -> None:
 def test_mini_swe_agent_reports_stay_mini_swe_agent() -> None:
     for path in sorted((DATA / "mini-swe-agent").rglob("report.json"))[:3]:
         assert detect_format(measure(path, str(path), 1 << 26)).name == "mini-swe-agent"
+
+
+def _instance(folder: Path, instance: str, resolved: bool, patch: str | None = None) -> None:
+    folder.mkdir(parents=True)
+    report = {instance: {"patch_is_None": False, "resolved": resolved, "tests_status": {}}}
+    (folder / "report.json").write_text(json.dumps(report))
+    if patch is not None:
+        (folder / "patch.diff").write_text(patch)
+
+
+def test_many_run_reports_in_one_folder(tmp_path: Path) -> None:
+    """The harness writes every <model>.<run_id>.json to the folder it ran in: each finds its
+    own instance folders (logs/run_evaluation/ before logs/), their report.json files load
+    no runs of their own, and a report whose folders are missing still loads its verdicts."""
+    evaluation = tmp_path / "logs" / "run_evaluation"
+    for run in ("r1", "r2"):
+        for model in ("org__a", "b"):
+            _instance(evaluation / run / model / "x__1", "x__1", model == "b", f"{run}{model}\n")
+    _instance(tmp_path / "logs" / "r1" / "b" / "x__1", "x__1", False, "shadowed\n")
+    for run in ("r1", "r2", "r3"):
+        for model in ("org__a", "b"):
+            report = {"resolved_ids": [], "unresolved_ids": ["x__1"], "submitted_ids": ["x__1"]}
+            (tmp_path / f"{model}.{run}.json").write_text(json.dumps(report))
+    con = load(tmp_path, tmp_path)
+    rows = con.execute("SELECT run_id, output FROM runs ORDER BY run_id").fetchall()
+    assert rows == [
+        ("r1/b/x__1", "r1b\n"),
+        ("r1/org__a/x__1", "r1org__a\n"),
+        ("r2/b/x__1", "r2b\n"),
+        ("r2/org__a/x__1", "r2org__a\n"),
+        ("r3/b/x__1", None),
+        ("r3/org__a/x__1", None),
+    ]
+    checks = con.execute("SELECT output FROM steps WHERE type = 'check' ORDER BY run_id")
+    resolved = [json.loads(o).get("resolved") for (o,) in checks.fetchall()]
+    assert resolved == [True, False, True, False, None, None]  # r3: no report.json
+
+
+def test_a_report_name_with_dots_takes_the_first_folder_by_name(tmp_path: Path) -> None:
+    """a.b.c.json is model a.b of run c or model a of run b.c: the run folders are looked at
+    in name order, so b.c/a wins; the run report is then found for both lone report.json."""
+    evaluation = tmp_path / "logs" / "run_evaluation"
+    _instance(evaluation / "c" / "a.b" / "x__1", "x__1", True)
+    _instance(evaluation / "b.c" / "a" / "x__1", "x__1", False)
+    report = {"resolved_ids": ["x__1"], "unresolved_ids": [], "submitted_ids": ["x__1"]}
+    (tmp_path / "a.b.c.json").write_text(json.dumps(report))
+    con = load(tmp_path, tmp_path)
+    assert con.execute("SELECT run_id, label, success FROM runs").fetchall() == [
+        ("b.c/a/x__1", "a", True)
+    ]
+
+
+def test_lone_reports_of_one_model_folder(tmp_path: Path) -> None:
+    """Instances of one <run>/<model>/ folder with no run report each load a run, with its
+    patch; a run report in one of the three folders above the run's takes them in, not one
+    in the fourth."""
+    model = tmp_path / "deep" / "logs" / "run_evaluation" / "r1" / "m"
+    for n in range(3):
+        _instance(model / f"x__{n}", f"x__{n}", n == 0, f"p{n}\n")
+    archives = [tmp_path / name for name in ("one", "two", "three")]
+    for archive in archives:
+        archive.mkdir()
+    got = load(archives[0], model).execute(
+        "SELECT run_id, success, output FROM runs ORDER BY run_id"
+    )
+    assert got.fetchall() == [
+        ("r1/m/x__0", True, "p0\n"),
+        ("r1/m/x__1", False, "p1\n"),
+        ("r1/m/x__2", False, "p2\n"),
+    ]
+    empty = json.dumps({"resolved_ids": [], "unresolved_ids": []})
+    (tmp_path / "m.r1.json").write_text(empty)
+    assert load(archives[1], model).execute("SELECT count(*) FROM runs").fetchone() == (3,)
+    (tmp_path / "deep" / "m.r1.json").write_text(empty)
+    assert load(archives[2], model).execute("SELECT count(*) FROM runs").fetchone() == (0,)
+
+
+def test_a_full_swe_bench_run_report_is_detected(tmp_path: Path) -> None:
+    """The full SWE-bench's 2,294 instances: the id lists the harness writes after its counts
+    (json.dump, indent 4) push resolved_ids past the 64 KB head detection reads; its counts,
+    written first, still say what the file is."""
+    ids = [f"django__django-{n}" for n in range(10000, 12294)]
+    report = {
+        "total_instances": len(ids),
+        "submitted_instances": len(ids),
+        "completed_instances": len(ids),
+        "resolved_instances": 1,
+        "unresolved_instances": len(ids) - 1,
+        "empty_patch_instances": 0,
+        "error_instances": 0,
+        "completed_ids": ids,
+        "incomplete_ids": [],
+        "empty_patch_ids": [],
+        "submitted_ids": ids,
+        "resolved_ids": ids[:1],
+        "unresolved_ids": ids[1:],
+        "error_ids": [],
+        "schema_version": 2,
+    }
+    path = tmp_path / "org__model.full.json"
+    path.write_text(json.dumps(report, indent=4))
+    source = measure(path, str(path), 1 << 26)
+    assert b'"resolved_ids"' not in source.head
+    assert detect_format(source).name == "swe-bench-harness"
+    con = load(tmp_path, path)
+    got = con.execute("SELECT count(*), count(*) FILTER (WHERE success) FROM runs").fetchone()
+    assert got == (len(ids), 1)

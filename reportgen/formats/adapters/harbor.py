@@ -35,7 +35,7 @@ import duckdb
 import orjson
 
 from reportgen.formats.adapters import atif
-from reportgen.formats.adapters.harbor_layout import harbor_folder
+from reportgen.formats.adapters.harbor_layout import harbor_folder, near_agent_folder
 from reportgen.formats.adapters.rows import (
     Collector,
     amount,
@@ -98,6 +98,8 @@ class HarborJob:
             return False
         if source.path.name == "result.json" and all(k.search(source.head) for k in _TRIAL):
             return True
+        if source.path.name not in HARBOR_FILES and not near_agent_folder(source.path):
+            return False  # whatever folder it is in (every file of a load is asked: no I/O)
         folder = harbor_folder(source.path.parent)
         if folder is None:
             return False

@@ -29,7 +29,16 @@ def _is_harbor(folder: Path) -> bool:
     return bool(_HARBOR_CONFIG.search(head))
 
 
+def near_agent_folder(path: Path) -> bool:
+    """Whether ``agent`` is one of the last 4 parts of ``path``: if not, ``path`` is under no
+    Harbor ``agent/`` folder, whatever ``harbor_folder`` finds (a folder at most 3 levels
+    above its parent), so no folder need be looked at."""
+    return "agent" in path.parts[-4:]
+
+
 def in_trial_agent_folder(path: Path) -> bool:
     """True for a file under a Harbor trial's ``agent/`` folder (its trajectory, its logs)."""
+    if not near_agent_folder(path):
+        return False
     folder = harbor_folder(path.parent)
     return folder is not None and "agent" in path.relative_to(folder).parts

@@ -129,6 +129,28 @@ def parse_document(source: SourceFile, what: str, data: bytes | None = None) -> 
         ) from None
 
 
+# A file's bytes with every digit as 0, each '-' and '.' kept and anything else a space: an
+# integer orjson reads otherwise than json (beyond 64 bits it becomes a float) shows as
+# " " or "-" then 20 or 19 zeros. A string holding such digits is sent the slow way too.
+_DIGITS = bytes(48 if 48 <= i <= 57 else i if i in b"-." else 32 for i in range(256))
+_LONG = b"0" * 19
+
+
+def load_document(source: SourceFile, what: str) -> Any:
+    """``parse_document(source, what)``, faster: the bytes the file's measure kept (else one
+    read) parsed by orjson. What orjson would read otherwise than ``json`` (an integer beyond
+    64 bits) or not at all (bad JSON, NaN, a lone surrogate, nesting past 1024) goes to
+    ``parse_document``, which reads it as ever and words its errors."""
+    raw = source.data if source.data is not None else read_bytes(source)
+    digits = raw.translate(_DIGITS)
+    if b"-" + _LONG in digits or b" 0" + _LONG in digits or digits.startswith(_LONG + b"0"):
+        return parse_document(source, what)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return parse_document(source, what)
+
+
 def parse_lines(source: SourceFile, what: str) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for each non-blank line of a JSON Lines file."""
     for number, line in enumerate(read_bytes(source).splitlines(), start=1):
@@ -215,6 +237,11 @@ def _encode(value: Any) -> str:
     """JSON text; a payload holding NaN (Python's json reads it) gets null in its place."""
     if value.__class__ is RawJson:
         return str(value)
+    if value.__class__ is str:  # orjson writes a string as json does, ~4x faster
+        try:
+            return orjson.dumps(value).decode()
+        except orjson.JSONEncodeError:  # a lone surrogate: json writes it as it is
+            pass
     try:
         return _strict(value)
     except ValueError:

@@ -25,7 +25,9 @@ folders (``report.json`` keyed by instance id, with ``tests_status``; ``patch.di
 
 from __future__ import annotations
 
+import os
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +36,8 @@ import orjson
 
 from reportgen.formats.adapters.rows import (
     Collector,
+    load_document,
     notice,
-    parse_document,
     require,
     stage_each,
 )
@@ -47,6 +49,13 @@ _REPORT = (
     Marked(rb'"resolved_ids"\s*:'),
     Marked(rb'"unresolved_ids"\s*:'),
     re.compile(rb'"(?:completed_ids|submitted_ids)"\s*:'),
+)
+# The counts the harness writes first: a large run's id lists start past a head's 64 KB (the
+# full SWE-bench's 2,294 ids: completed_ids and submitted_ids alone are over 150 KB).
+_COUNTS = (
+    Marked(rb'"resolved_instances"\s*:'),
+    Marked(rb'"unresolved_instances"\s*:'),
+    re.compile(rb'"(?:completed|submitted)_instances"\s*:'),
 )
 _INSTANCE = re.compile(
     rb'\A\s*\{\s*"[^"]+"\s*:\s*\{\s*"(?:patch_is_None|patch_exists|patch_successfully_applied|'
@@ -80,12 +89,86 @@ class SweBenchHarness:
             return False
         if source.path.name == "report.json":
             return bool(_INSTANCE.search(source.head))
-        return all(k.search(source.head) for k in _REPORT)
+        return all(k.search(source.head) for k in _REPORT) or all(
+            k.search(source.head) for k in _COUNTS
+        )
 
     def stage(
         self, con: duckdb.DuckDBPyConnection, sources: list[SourceFile], options: StageOptions
     ) -> None:
-        stage_each(con, sources, self.name, WHAT, _parse)
+        stage_each(con, sources, self.name, WHAT, partial(_parse, layout=_Layout(sources)))
+
+
+class _Layout:
+    """What the files of one load share, each looked up once per load rather than once per
+    file: the instance folders of the run reports in a folder (one walk of its ``logs/``),
+    whether a model folder's run report is there (the test of each of its instances'
+    ``report.json``), and the bytes of the ``report.json`` files the load measured (a run
+    report's instances read from memory, not opened again)."""
+
+    def __init__(self, sources: list[SourceFile]) -> None:
+        self.kept = {
+            str(s.path): s.data
+            for s in sources
+            if s.data is not None and s.path.name == "report.json"
+        }
+        self._folders: dict[str, dict[str, tuple[str, str, str]]] = {}
+        self._reported: dict[Path, bool] = {}
+
+    def instance_folders(self, folder: Path, report_name: str) -> tuple[str, str, str | None]:
+        """(model folder name, run id, the folder of its instance folders) for a run report
+        named ``<model>.<run_id>.json`` in ``folder``: looked for under
+        ``logs/run_evaluation/`` (the CLI) and ``logs/``, in name order; else the name split
+        at its first dot."""
+        key = str(folder)
+        found = self._folders.get(key)
+        if found is None:
+            found = self._folders[key] = _report_names(key)
+        if report_name in found:
+            return found[report_name]
+        stem = report_name.removesuffix(".json")
+        model, _, run_id = stem.partition(".")
+        return model, run_id or stem, None
+
+    def reported(self, model: Path) -> bool:
+        """Whether the run report of ``<run>/<model>/`` is in one of the 3 folders above it."""
+        known = self._reported.get(model)
+        if known is None:
+            name = f"{model.name}.{model.parent.name}.json"
+            known = any((up / name).is_file() for up in list(model.parents)[1:4])
+            self._reported[model] = known
+        return known
+
+
+def _report_names(folder: str) -> dict[str, tuple[str, str, str]]:
+    """``<model>.<run>.json`` -> (model, run, its folder) for every ``<run>/<model>/`` folder
+    under ``folder``'s ``logs/run_evaluation/`` and ``logs/`` (the first in that order and in
+    name order when two give one name)."""
+    found: dict[str, tuple[str, str, str]] = {}
+    for logs in (os.path.join(folder, "logs", "run_evaluation"), os.path.join(folder, "logs")):
+        for run in _subfolders(logs):
+            for model in _subfolders(os.path.join(logs, run)):
+                found.setdefault(
+                    f"{model}.{run}.json", (model, run, os.path.join(logs, run, model))
+                )
+    return found
+
+
+def _subfolders(folder: str) -> list[str]:
+    """The names of the folders (or links to folders) in ``folder``, sorted; none when it is
+    not a folder or cannot be read."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(e.name for e in entries if _is_dir(e))
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _ids(document: dict[str, Any], key: str, source: SourceFile) -> set[str]:
@@ -94,74 +177,64 @@ def _ids(document: dict[str, Any], key: str, source: SourceFile) -> set[str]:
     return {str(v) for v in value}
 
 
-def _instance_folders(folder: Path, report_name: str) -> tuple[str, str, Path | None]:
-    """(model folder name, run id, the folder of its instance folders) for a run report
-    named ``<model>.<run_id>.json`` in ``folder``: looked for under ``logs/run_evaluation/``
-    (the CLI) and ``logs/``; else the name split at its first dot."""
-    for logs in (folder / "logs" / "run_evaluation", folder / "logs"):
-        if not logs.is_dir():
-            continue
-        for run in sorted(p for p in logs.iterdir() if p.is_dir()):
-            for found in sorted(p for p in run.iterdir() if p.is_dir()):
-                if f"{found.name}.{run.name}.json" == report_name:
-                    return found.name, run.name, found
-    stem = report_name.removesuffix(".json")
-    model, _, run_id = stem.partition(".")
-    return model, run_id or stem, None
-
-
-def _read(path: Path) -> Any:
+def _read(path: str, layout: _Layout) -> Any:
     try:
-        return orjson.loads(path.read_bytes())
+        kept = layout.kept.get(path)
+        return orjson.loads(kept if kept is not None else _bytes(path))
     except (OSError, orjson.JSONDecodeError):
         return None
 
 
-def _text(path: Path) -> str | None:
+def _bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _text(path: str) -> str | None:
     try:
-        return path.read_text("utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
     except OSError:
         return None
 
 
-def _parse(rows: Collector, source: SourceFile) -> None:
+def _parse(rows: Collector, source: SourceFile, layout: _Layout) -> None:
     if source.path.name == "report.json":
-        _lone_instance(rows, source)
+        _lone_instance(rows, source, layout)
         return
-    document = parse_document(source, WHAT)
+    document = load_document(source, WHAT)
     require(source, isinstance(document, dict), f"expected {WHAT}")
     lists = {key: _ids(document, key, source) for key in _ID_LISTS}
     reasons = document.get("failure_reasons") or {}
     require(source, isinstance(reasons, dict), "expected an object", "failure_reasons")
-    model, run_id, instances = _instance_folders(source.path.parent, source.path.name)
+    model, run_id, instances = layout.instance_folders(source.path.parent, source.path.name)
     every = set().union(*lists.values())
     for instance in sorted(every):
-        folder = instances / instance if instances is not None else None
-        _run(rows, source, instance, model, run_id, folder, lists, reasons)
+        folder = os.path.join(instances, instance) if instances is not None else None
+        _run(rows, source, instance, model, run_id, folder, lists, reasons, layout)
     skipped = _ids(document, "incomplete_ids", source) - every
     if skipped:
         notice(source, f"{len(skipped)} instance(s) not evaluated (incomplete_ids): no runs")
 
 
-def _lone_instance(rows: Collector, source: SourceFile) -> None:
+def _lone_instance(rows: Collector, source: SourceFile, layout: _Layout) -> None:
     """A per-instance report.json: a run when no run report of its run is found (the
     run report carries its instances); mini-swe-agent's ``logs/<id>/`` layout: none."""
     folder = source.path.parent
-    document = parse_document(source, WHAT)
+    document = load_document(source, WHAT)
     require(source, isinstance(document, dict) and len(document) == 1, "expected one instance")
     instance = next(iter(document))
-    model, run = folder.parent, folder.parent.parent
-    if model.name == "logs" or folder.name != instance:
+    model = folder.parent
+    if folder.name != instance or model.name == "logs":
         return  # not the harness's <run_id>/<model>/<instance>/ layout
-    name = f"{model.name}.{run.name}.json"
-    for up in list(folder.parents)[2:5]:
-        if (up / name).is_file():
-            return  # loaded with its run report
+    if layout.reported(model):
+        return  # loaded with its run report
     report = document[instance] if isinstance(document[instance], dict) else {}
     resolved = report.get("resolved") is True
     lists: dict[str, set[str]] = {key: set() for key in _ID_LISTS}
     lists["resolved_ids" if resolved else "unresolved_ids"].add(instance)
-    _run(rows, source, instance, model.name, run.name, folder, lists, {}, report)
+    run = model.parent.name
+    _run(rows, source, instance, model.name, run, str(folder), lists, {}, layout, report)
 
 
 def _failing(report: dict[str, Any]) -> dict[str, list[str]]:
@@ -181,9 +254,10 @@ def _run(
     instance: str,
     model: str,
     run_id: str,
-    folder: Path | None,
+    folder: str | None,
     lists: dict[str, set[str]],
     reasons: dict[str, Any],
+    layout: _Layout,
     given: dict[str, Any] | None = None,
 ) -> None:
     """One instance's run; ``given``: its report.json entry, when the caller has read it."""
@@ -191,12 +265,12 @@ def _run(
     patch: str | None = None
     log: str | None = None
     if folder is not None:
-        raw = _read(folder / "report.json") if given is None else None
+        raw = _read(os.path.join(folder, "report.json"), layout) if given is None else None
         if isinstance(raw, dict) and isinstance(raw.get(instance), dict):
             report = raw[instance]
-        patch = _text(folder / "patch.diff")
+        patch = _text(os.path.join(folder, "patch.diff"))
         if instance in lists["error_ids"]:  # only an evaluation error reads its log
-            log = _text(folder / "run_instance.log")
+            log = _text(os.path.join(folder, "run_instance.log"))
     reason = reasons.get(instance)
     reason = str(reason) if reason is not None else None
     kind: str | None = None
