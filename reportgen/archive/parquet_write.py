@@ -15,6 +15,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -40,6 +41,9 @@ from reportgen.archive.parquet import (
 from reportgen.errors import InputError
 
 LOCK = ".lock"
+#: How long a file a new manifest no longer lists is kept (seconds): a reader that opened
+#: the previous manifest (a ``build`` while ingests replace runs) still reads it meanwhile.
+RETIRED_GRACE_S = 900.0
 T = TypeVar("T")
 Opener = Callable[[], duckdb.DuckDBPyConnection]
 _LOADED = ("runs", "iterations", "outputs", *SMALL)  # held in memory by a writer
@@ -108,12 +112,26 @@ def listed(manifest: dict[str, Any]) -> set[str]:
     return {e["path"] for entries in manifest["tables"].values() for e in entries}
 
 
+def retired(manifest: dict[str, Any], now: float) -> dict[str, float]:
+    """The files earlier manifests listed and this one retired less than
+    :data:`RETIRED_GRACE_S` ago (path -> when), kept for readers of those manifests."""
+    found = manifest.get("retired")
+    if not isinstance(found, dict):
+        return {}
+    return {
+        str(path): float(at)
+        for path, at in found.items()
+        if isinstance(at, (int, float)) and now - float(at) < RETIRED_GRACE_S
+    }
+
+
 def remove_strays(root: Path, manifest: dict[str, Any]) -> int:
-    """Delete what writers that died left (files no manifest lists, staging folders, unswapped
-    manifests); return how many files went. Call with the lock held. Never through a symlink:
+    """Delete what writers that died left (files no manifest lists nor recently retired,
+    staging folders, unswapped manifests); return how many files went. Call with the lock
+    held. Never through a symlink:
     a table folder that is one (``steps -> /bigdisk/steps``) may hold anyone's files, so
     nothing in it is deleted; symlinked folders inside are not entered."""
-    keep = listed(manifest)
+    keep = listed(manifest) | set(retired(manifest, time.time()))
     gone = 0
     for entry in os.listdir(root):
         path = root / entry
@@ -278,6 +296,12 @@ def publish(
                 (root / entry["path"]).parent.mkdir(parents=True, exist_ok=True)
                 os.replace(moved, root / entry["path"])
     new = {**empty_manifest(), "generation": generation, "tables": tables}
+    now = time.time()
+    still = listed(new)
+    leaving = {path: now for path in listed(manifest) - still}
+    leaving |= {p: at for p, at in retired(manifest, now).items() if p not in still}
+    if leaving:  # kept a while for readers of the manifest being replaced
+        new["retired"] = dict(sorted(leaving.items()))
     swap_manifest(root, new, token)
     shutil.rmtree(stage, ignore_errors=True)
     return new

@@ -277,11 +277,12 @@ def test_sigkill_at_random_points_leaves_the_archive_as_before(tmp_path: Path) -
     live_before = listed(json.loads(before[1]))
     ingest(later, folder, replace=True)
     manifest = json.loads((folder / MANIFEST).read_text())
-    # the strays of the killed ingests are gone; files the swap superseded stay one generation
-    # (for readers still open on the old manifest) and go with the next writer
+    # the strays of the killed ingests are gone; files the swap superseded are retired: they
+    # stay RETIRED_GRACE_S (for readers still open on the old manifest), then go
     assert _on_disk(folder) - listed(manifest) <= live_before
+    assert set(manifest.get("retired", {})) == _on_disk(folder) - listed(manifest)
     assert not ingest(later, folder).loaded
-    assert _on_disk(folder) == listed(manifest)
+    assert _on_disk(folder) == listed(manifest) | set(manifest.get("retired", {}))
     assert table_counts(connect(folder, read_only=True))["runs"] == len(runs)
 
 
