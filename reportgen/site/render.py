@@ -175,4 +175,5 @@ class Renderer:
             page=page, charts=slots, csp=CSP, url=partial(paths.rel, page=page.path)
         )
         files[page.path] = html.encode("utf-8")
+        files.update(getattr(page, "data_files", None) or {})
         return files
