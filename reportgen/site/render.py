@@ -129,6 +129,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            auto_reload=False,  # one build reads each template once: no stat per page
         )
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
