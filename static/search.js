@@ -1,15 +1,15 @@
 /* The index's search box: finds runs and steps by the words of their text (step input and
    output, errors, tool names, task ids, run metadata). The index is split into small script
    files under search/ (a <script src> works from file://, fetch() of a local file does not);
-   only the shards of the words typed, and the run and text chunks of the results shown, are
-   loaded. Each hit shows its run, the step's action, status and trial, and a snippet of the
-   matched text with the words typed marked; hits come newest night first, PAGE at a time
+   only the shards of the words typed, and the run and text chunks of the results shown (a
+   step's text from its run's step data script, <run>.steps.js), are loaded. Each hit shows
+   its run, the step's action, status and trial, and a snippet of the matched text with the words typed marked; hits come newest night first, PAGE at a time
    ("more" shows the next ones). Every value is written with textContent or as a text node:
    nothing from the data is parsed as HTML. */
 (function () {
   "use strict";
   var PAGE = 50, BEFORE = 60, AFTER = 160;
-  var meta = null, shards = {}, runChunks = {}, docChunks = {}, waiting = {};
+  var meta = null, shards = {}, runChunks = {}, docChunks = {}, stepChunks = {}, waiting = {};
   var found = [], shown = PAGE, current = "";
   var root = document.querySelector("[data-search-root]");
   if (!root) return;
@@ -23,16 +23,26 @@
   more.hidden = true;
   list.parentNode.insertBefore(more, list.nextSibling);
 
-  function load(name, done) {
-    if (waiting[name]) { waiting[name].push(done); return; }
-    waiting[name] = [done];
+  function load(src, done) {  /* src: a site-relative script */
+    if (waiting[src]) { waiting[src].push(done); return; }
+    waiting[src] = [done];
     var s = document.createElement("script");
-    s.src = base + "search/" + name + ".js";
+    s.src = base + src;
     s.onload = s.onerror = function () {
-      var calls = waiting[name]; waiting[name] = null;
+      var calls = waiting[src]; waiting[src] = null;
       calls.forEach(function (f) { f(); });
     };
     document.head.appendChild(s);
+  }
+  function index(name) { return "search/" + name + ".js"; }
+  /* A run's steps by idx as [action, status, text], from its step data script (written
+     beside its run page for the run page and the pair pages; see static/steps.js). */
+  function stepDocs(run) {
+    var out = {}, data = window.RG_RUN_STEPS && window.RG_RUN_STEPS[run];
+    ((data && data.steps) || []).forEach(function (s) {
+      out[s.i] = [s.a, s.s, (s["in"] || "") + " " + (s.out || "")];
+    });
+    return out;
   }
   window.RG_SEARCH_META = function (m) { meta = m; };
   window.RG_SEARCH_SHARD = function (name, words) { shards[name] = words; };
@@ -94,13 +104,24 @@
     return (start > 0 ? "…" : "") + text.slice(start, end) + (end < text.length ? "…" : "");
   }
 
+  /* The scripts the hits need: their runs' chunks first, then each run hit's text chunk and
+     each step hit's run step data. */
   function needFiles(hits) {
     var names = {};
     hits.forEach(function (p) {
-      var runNo = Math.floor(p / meta.step_code);
+      var runNo = Math.floor(p / meta.step_code), idx = p % meta.step_code - 1;
       var r = Math.floor(runNo / meta.runs_per_chunk), d = Math.floor(runNo / meta.docs_per_chunk);
-      if (!runChunks[r]) names["runs-" + r] = function () { runChunks[r] = runChunks[r] || []; };
-      if (!docChunks[d]) names["docs-" + d] = function () { docChunks[d] = docChunks[d] || {}; };
+      if (!runChunks[r]) {
+        names[index("runs-" + r)] = function () { runChunks[r] = runChunks[r] || []; };
+        return;
+      }
+      var run = runChunks[r][runNo % meta.runs_per_chunk];
+      if (!run) return;
+      if (idx < 0 && !docChunks[d]) {
+        names[index("docs-" + d)] = function () { docChunks[d] = docChunks[d] || {}; };
+      } else if (idx >= 0 && !stepChunks[run[3]]) {
+        names[run[0].replace(/\.html$/, ".steps.js")] = function () { stepChunks[run[3]] = stepDocs(run[3]); };
+      }
     });
     return names;
   }
@@ -108,7 +129,8 @@
     var runNo = Math.floor(p / meta.step_code), idx = p % meta.step_code - 1;
     var run = runChunks[Math.floor(runNo / meta.runs_per_chunk)][runNo % meta.runs_per_chunk];
     if (!run) return null;
-    var doc = docChunks[Math.floor(runNo / meta.docs_per_chunk)][p] || [null, null, ""];
+    var doc = (idx >= 0 ? stepChunks[run[3]][idx] : docChunks[Math.floor(runNo / meta.docs_per_chunk)][p])
+      || [null, null, ""];
     var li = document.createElement("li"), a = document.createElement("a");
     a.href = base + run[0] + (idx >= 0 ? "#step-" + idx : "");
     a.textContent = run[1] + (idx >= 0 ? " — step " + idx : " — run");
@@ -159,7 +181,7 @@
     current = query;
     if (!ws.length) { list.textContent = ""; status.textContent = ""; more.hidden = true; return; }
     if (!meta) {
-      load("meta", function () { if (meta) search(); else status.textContent = "The search index is missing."; });
+      load(index("meta"), function () { if (meta) search(); else status.textContent = "The search index is missing."; });
       return;
     }
     var needed = {};
@@ -171,7 +193,7 @@
     if (!names.length) { found = matches(query); shown = PAGE; show(query); return; }
     var left = names.length;
     names.forEach(function (n) {
-      load("w-" + n, function () {
+      load(index("w-" + n), function () {
         shards[n] = shards[n] || {};  // a shard that failed to load: no matches, no retry loop
         if (--left === 0) search();
       });

@@ -164,6 +164,7 @@ class DiffRow:
     output_diff: Markup | None = None
     rewritten: tuple[str, ...] = ()  # "input", "output": changed too much for a word diff
     error_diff: Markup | None = None  # the step's error message, when it changed
+    positions: tuple[int | None, int | None] = (None, None)  # the two steps' places in their runs
 
 
 @dataclass(kw_only=True)
@@ -254,6 +255,8 @@ class RunPage(Page):
     children: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # step -> sub-runs
     children_in_totals: bool | None = None  # whether the totals include the sub-runs'
     scanners: list[ScannerView] = field(default_factory=list)  # meta.scanners, by scanner
+    steps_src: str = ""  # the run's step data script (stepdata.py), site-relative
+    data_files: dict[str, bytes] = field(default_factory=dict)  # written with the page
 
 
 @dataclass(kw_only=True)
@@ -298,6 +301,7 @@ class PairPage(Page):
     diffs_skipped: int = 0  # modified steps past the page's budget of word diffs
     why: WhyView | None = None  # the panel at the top: goal, outcomes, answers, first error
     title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
+    steps_src: tuple[str, str] = ("", "")  # the two runs' step data scripts (stepdata.py)
 
 
 @dataclass(frozen=True, slots=True)

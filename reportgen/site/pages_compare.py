@@ -35,6 +35,7 @@ from reportgen.site.context import (
 )
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
+from reportgen.site.stepdata import steps_path
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
 from reportgen.site.worddiff import REWRITE, diff_texts, render, word_diff
 from reportgen.statistics.headline import headline
@@ -278,7 +279,7 @@ def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]
         for n, x in enumerate(pair.metrics["loops_detected"], 1)
         if x["side"] == side
     ]
-    return step_views(steps, loops=loops, aligned=aligned, limit=PAIR_TEXT_LIMIT)
+    return step_views(steps, loops=loops, aligned=aligned, limit=PAIR_TEXT_LIMIT, texts=False)
 
 
 #: Lines (and characters) of a long agent text shown before "show all".
@@ -363,7 +364,9 @@ def pair_page(
                 budget -= sum(len(w) for w in (words[0], words[1], words[3]) if w is not None)
             else:
                 skipped += 1
-        rows.append(DiffRow(i, d["status"], b, c, i == first, _deltas(b, c), changes, *words))
+        rows.append(
+            DiffRow(i, d["status"], b, c, i == first, _deltas(b, c), changes, *words, (bi, ci))
+        )
     base, cand = data.runs_by_id[pair.baseline_run_id], data.runs_by_id[pair.candidate_run_id]
     loops = [loop_view(n, x["side"], x) for n, x in enumerate(m["loops_detected"], 1)]
     compare_href = paths.compare_index_path(data.baseline_label, data.candidate_label)
@@ -397,6 +400,10 @@ def pair_page(
         diffs_skipped=skipped,
         why=why_view(reason, rows),
         title_id=name and pair.task_id,
+        steps_src=(
+            steps_path(paths.run_path(base["suite"], base["task_id"], base["run_id"])),
+            steps_path(paths.run_path(cand["suite"], cand["task_id"], cand["run_id"])),
+        ),
     )
 
 

@@ -18,6 +18,7 @@ from reportgen.site.notes_html import render_notes
 from reportgen.site.pages_convergence import convergence_rows
 from reportgen.site.pages_iterations import iteration_links
 from reportgen.site.pages_spend import run_avoidable
+from reportgen.site.stepdata import run_steps_script, steps_path
 from reportgen.site.steps import RUN_TEXT_LIMIT, pretty_json, run_loops, step_views
 from reportgen.site.trace import step_tree, waterfall
 
@@ -203,6 +204,7 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
     view = run_view(run) | cost_view(run)
     trial = f" · trial {run['trial']}" if run["trial"] else ""
     task_href = paths.task_path(run["suite"], run["task_id"])
+    src = steps_path(view["href"])
     return RunPage(
         path=view["href"],
         title=f"{view['title'] or run['task_id']} · {run['label']} · {run['batch']}{trial}",
@@ -232,6 +234,8 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
             bool(family.get("totals_include_children")) if family.get("children") else None
         ),
         scanners=scanners,
+        steps_src=src,
+        data_files={src: run_steps_script(run["run_id"], steps, views, tree, falls)},
     )
 
 

@@ -129,6 +129,7 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            auto_reload=False,  # one build reads each template once: no stat per page
         )
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
@@ -175,4 +176,5 @@ class Renderer:
             page=page, charts=slots, csp=CSP, url=partial(paths.rel, page=page.path)
         )
         files[page.path] = html.encode("utf-8")
+        files.update(getattr(page, "data_files", None) or {})
         return files

@@ -4,9 +4,11 @@ from ``file://``, where ``fetch()`` of a local file does not), so a large site n
 the whole index.
 
 Files: ``search/meta.js`` (shard names and sizes), ``search/w-<xx>.js`` (the words starting
-with ``xx`` and their postings), ``search/runs-<k>.js`` (each run's page, title and trial, in
-chunks of ``RUNS_PER_CHUNK``) and ``search/docs-<k>.js`` (the text each hit shows a snippet
-of, with a step's action and status, in chunks of ``DOCS_PER_CHUNK`` runs). A posting is
+with ``xx`` and their postings), ``search/runs-<k>.js`` (each run's page, title, trial and id, in
+chunks of ``RUNS_PER_CHUNK``) and ``search/docs-<k>.js`` (the text a run's hit shows a snippet
+of, in chunks of ``DOCS_PER_CHUNK`` runs). A step's hit shows a snippet of the step's text
+from its run's step data script (``<run>.steps.js``, stepdata.py), written once for the run
+and pair pages, so the index holds no copy of the steps' text. A posting is
 ``run_no * 1000000 + idx + 1`` (0: the run itself); runs are numbered newest night first, so
 postings in order list the newest night's hits first. The words come from the read-only session the site is built from, so redaction
 (site/redaction.py) applies to the index as to every page."""
@@ -72,6 +74,7 @@ def search_files(
                 paths.run_path(r["suite"], r["task_id"], r["run_id"]),
                 f"{r['suite']} · {r['task_id']} · {r['label']} · {r['batch']}",
                 r.get("trial"),
+                r["run_id"],
             ]
             for r in ordered[start : start + RUNS_PER_CHUNK]
         ]

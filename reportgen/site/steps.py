@@ -149,7 +149,7 @@ def _loop_marks(loops: Sequence[LoopView], n: int) -> list[tuple[str | None, boo
     return marks
 
 
-def _with_error(output: str, error: str | None) -> str:
+def with_error(output: str, error: str | None) -> str:
     """A step's output text led by its error message, when it has one."""
     if not error:
         return output
@@ -164,9 +164,12 @@ def step_views(
     limit: int = RUN_TEXT_LIMIT,
     tree: Tree | None = None,
     falls: Waterfall | None = None,
+    texts: bool = True,
 ) -> list[StepView]:
     """Views of a run's steps with wasted steps, recovery windows and loops marked; in tree
-    order with depths when ``tree`` is given, with waterfall bars when ``falls`` is."""
+    order with depths when ``tree`` is given, with waterfall bars when ``falls`` is; without
+    their input and output texts when not ``texts`` (a pair page reads them from the run's
+    step data script, stepdata.py)."""
     wasted = [s["status"] in WASTED_STATUSES for s in steps]
     recovery = recovery_marks(wasted, aligned if aligned is not None else [True] * len(steps))
     loop_marks = _loop_marks(loops, len(steps))
@@ -185,8 +188,10 @@ def step_views(
                 tokens_out=s["tokens_out"],
                 cost_usd=s["cost_usd"],
                 latency_ms=s["latency_ms"],
-                input_text=payload_text(s["input"], limit),
-                output_text=_with_error(payload_text(s["output"], limit), s.get("error")),
+                input_text=payload_text(s["input"], limit) if texts else "",
+                output_text=(
+                    with_error(payload_text(s["output"], limit), s.get("error")) if texts else ""
+                ),
                 wasted=wasted[i],
                 recovery=recovery[i],
                 loop=lm[0],

@@ -68,7 +68,12 @@ def page(site: tuple[Path, Path], run_id: str) -> str:
         suite, task = con.execute(
             "SELECT suite, task_id FROM runs WHERE run_id = ?", [run_id]
         ).fetchall()[0]
-    return (out / run_path(suite, task, run_id)).read_text(encoding="utf-8")
+    file = out / run_path(suite, task, run_id)
+    # the step texts the page draws from its step data script (reportgen/site/stepdata.py),
+    # escaped as the page's HTML would hold them
+    value = file.with_suffix(".steps.js").read_text(encoding="utf-8").partition("]=")[2][:-2]
+    texts = [str(escape(t)) for s in json.loads(value)["steps"] for t in (s["in"], s["out"])]
+    return file.read_text(encoding="utf-8") + "\n".join(texts)
 
 
 def run_of(site: tuple[Path, Path], format_name: str, where: str = "true") -> str:

@@ -78,3 +78,18 @@ def chromium_page() -> Iterator[CheckedPage]:
             yield CheckedPage(browser.new_page(viewport={"width": 1280, "height": 900}))
         finally:
             browser.close()
+
+
+_RENDERED: dict[Path, str] = {}
+
+
+def rendered_html(file: Path) -> str:
+    """The HTML of ``file`` as Chromium has it once the page's scripts ran (the step rows of
+    run and pair pages are drawn from the runs' step data scripts), cached per file."""
+    if file not in _RENDERED:
+        with chromium_page() as tab:
+            tab.page.goto(file.as_uri())
+            tab.page.wait_for_load_state("load")
+            assert tab.problems == [], tab.problems
+            _RENDERED[file] = tab.page.content()
+    return _RENDERED[file]

@@ -59,3 +59,18 @@ def test_hostile_ids_give_safe_paths(hostile_site: Path) -> None:
         rel = file.relative_to(hostile_site).as_posix()
         assert all(ch.isalnum() or ch in "-._/" for ch in rel), rel
         assert "<" not in rel and ".." not in rel.replace("baseline..candidate", "")
+
+
+def test_step_data_scripts_only_assign_escaped_json(hostile_site: Path) -> None:
+    import json
+
+    scripts = sorted(hostile_site.rglob("*.steps.js"))
+    assert scripts
+    for file in scripts:
+        text = file.read_text(encoding="utf-8")
+        for raw in ("<", ">", "&", "\u2028", "\u2029"):
+            assert raw not in text, (file, raw)
+        head = "window.RG_RUN_STEPS=window.RG_RUN_STEPS||{};window.RG_RUN_STEPS["
+        assert text.startswith(head) and text.endswith(";\n"), file
+        key, _, value = text[len(head) : -2].partition("]=")
+        assert isinstance(json.loads(key), str) and "steps" in json.loads(value)

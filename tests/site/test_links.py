@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -13,7 +14,14 @@ from tests.site.html import parse_file
 
 @cache
 def _ids(file: Path) -> frozenset[str]:
-    return frozenset(el.attrs["id"] for el in parse_file(file).iter() if "id" in el.attrs)
+    """The page's ids, with the step rows (``step-<idx>``) a run page draws from its step data
+    script (``<run>.steps.js``, reportgen/site/stepdata.py)."""
+    ids = {el.attrs["id"] for el in parse_file(file).iter() if "id" in el.attrs}
+    script = file.with_suffix(".steps.js")
+    if script.is_file():
+        value = script.read_text(encoding="utf-8").partition("]=")[2][:-2]
+        ids.update(f"step-{step['i']}" for step in json.loads(value)["steps"])
+    return frozenset(ids)
 
 
 def broken_links(site: Path, *, allow_web_links: bool = False) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from reportgen.site import BuildReport
 from reportgen.site.render import CSP
+from tests.site.browser_pages import rendered_html
 from tests.site.conftest import BUILD_TIME, html_pages
 from tests.site.html import Element, parse, parse_file
 
@@ -81,7 +82,7 @@ def test_history_lists_change_points_with_links_to_the_comparison(demo_site: Sit
 def test_run_page_has_the_step_timeline(demo_site: Site) -> None:
     out = demo_site[0]
     [file] = (out / "runs/nightly/fix-login").glob("2026-11-28-fix-login-candidate-*.html")
-    doc = parse(file)
+    doc = parse(rendered_html(file))  # the rows are drawn from the run's step data script
     rows = doc.one("table", class_="steps").select("tbody")[0].select("tr")
     assert [r.attrs["id"] for r in rows] == [f"step-{i}" for i in range(len(rows))]
     assert any("st-row-error" in r.classes for r in rows)
@@ -94,7 +95,8 @@ def test_run_page_has_the_step_timeline(demo_site: Site) -> None:
 
 
 def test_pair_page_shows_metrics_and_the_aligned_diff(demo_site: Site) -> None:
-    doc = _page(demo_site, "compare/baseline..candidate/nightly/fix-login/2026-11-28.html")
+    pair = demo_site[0] / "compare/baseline..candidate/nightly/fix-login/2026-11-28.html"
+    doc = parse(rendered_html(pair))  # the side cells are drawn from the runs' step scripts
     metrics = {
         tr.attrs["id"]: tr
         for tr in doc.one("section", id="metrics").select("tr")

@@ -73,7 +73,8 @@ def _call(site: Path, name: str, call: str) -> list[object]:
 
 def test_hits_carry_snippet_text_newest_night_first(demo_db: Path, demo_site: Site) -> None:
     """Postings list the newest night's hits first; each hit's record holds the step's action,
-    status and the text the word was found in, and its run's trial."""
+    status and the text the word was found in (a step's from its run's step data script), and
+    its run's trial."""
     site = demo_site[0]
     meta = _call(site, "meta", "RG_SEARCH_META")[0]
     assert isinstance(meta, dict)
@@ -87,18 +88,24 @@ def test_hits_carry_snippet_text_newest_night_first(demo_db: Path, demo_site: Si
             run_no, idx = divmod(p, code)
             k = run_no // per_runs
             runs.setdefault(k, _call(site, f"runs-{k}", "RG_SEARCH_RUNS")[1])  # type: ignore[arg-type]
-            path, title, trial = runs[k][run_no % per_runs]
+            path, title, trial, run_id = runs[k][run_no % per_runs]
             nights.append(str(title).rsplit(" · ", 1)[1])
-            docs = _call(site, f"docs-{run_no // per_docs}", "RG_SEARCH_DOCS")[1]
-            assert isinstance(docs, dict)
-            action, status, text = docs[str(p)]
+            if idx:  # a step: its text from its run's step data script (stepdata.py)
+                script = (site / str(path).removesuffix(".html")).with_suffix(".steps.js")
+                head, _, value = script.read_text(encoding="utf-8").partition("]=")
+                assert json.loads(head.rsplit("[", 1)[1]) == run_id
+                step = next(s for s in json.loads(value[:-2])["steps"] if s["i"] == idx - 1)
+                action, status, text = step["a"], step["s"], step["in"] + " " + step["out"]
+            else:  # the run itself: its text from the docs chunk
+                docs = _call(site, f"docs-{run_no // per_docs}", "RG_SEARCH_DOCS")[1]
+                assert isinstance(docs, dict)
+                action, status, text = docs[str(p)]
             assert "migration" in text.lower()
             if idx:  # a step: its action and status as stored
-                run_id = path.rsplit("/", 1)[1].removesuffix(".html")  # type: ignore[union-attr]
                 row = con.execute(
                     "SELECT action, status, r.trial FROM steps JOIN runs AS r USING (run_id) "
-                    "WHERE idx = ? AND replace(run_id, '/', '-') LIKE ? || '%'",
-                    [idx - 1, run_id[:20]],
+                    "WHERE idx = ? AND run_id = ?",
+                    [idx - 1, run_id],
                 ).fetchall()
                 assert (action, status, trial) in row
     finally:

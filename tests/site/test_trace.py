@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from reportgen.ingest import ingest
 from reportgen.site import build_site
 from reportgen.site.trace import step_tree, waterfall
-from tests.site.browser_pages import SCREENSHOTS, chromium_page
-from tests.site.html import parse_file
+from tests.site.browser_pages import SCREENSHOTS, chromium_page, rendered_html
+from tests.site.html import parse, parse_file
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
@@ -224,7 +224,9 @@ def test_sub_agent_runs_sit_under_the_step_that_started_them(
     assert children
     for child, step, parent in children:
         page = _page_of(site, parent)
-        rows = parse_file(page).one("table", class_="steps").select("tbody")[0].select("tr")
+        rows = (
+            parse(rendered_html(page)).one("table", class_="steps").select("tbody")[0].select("tr")
+        )
         at = next(i for i, r in enumerate(rows) if r.attrs.get("id") == f"step-{step}")
         following = rows[at + 1 : at + 1 + 8]
         subs = [r for r in following if "sub-run" in r.classes and child in r.text]

@@ -11,6 +11,7 @@ import pytest
 
 from reportgen.ingest import ingest
 from reportgen.site import build_site
+from tests.site.browser_pages import rendered_html
 from tests.site.html import Element, parse
 from tests.site.why_pair import BASE_ANSWER, ERROR, SCORER, SCRIPT, write_traces
 
@@ -25,9 +26,13 @@ def why_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "site"
 
 
-def _pair_page(site: Path) -> tuple[str, Element]:
+def _pair_file(site: Path) -> Path:
     [page] = (site / "compare").rglob("refund-question/*.html")
-    html = page.read_text(encoding="utf-8")
+    return page
+
+
+def _pair_page(site: Path) -> tuple[str, Element]:
+    html = _pair_file(site).read_text(encoding="utf-8")
     return html, parse(html)
 
 
@@ -55,12 +60,13 @@ def test_the_pair_page_leads_with_why_the_candidate_failed(why_site: Path) -> No
     anchor = first.one("a").attrs["href"]
     assert anchor.startswith("#row-") and doc.one("tr", id=anchor[1:])
     assert "open_policy" in error.text and ERROR in error.text
-    error_row = doc.one("tr", id=error.one("a").attrs["href"][1:])
+    drawn = parse(rendered_html(_pair_file(why_site)))  # side cells come from step scripts
+    error_row = drawn.one("tr", id=error.one("a").attrs["href"][1:])
     assert "open_policy" in error_row.text
 
 
 def test_failed_and_short_steps_are_open_and_long_ones_folded(why_site: Path) -> None:
-    _html, doc = _pair_page(why_site)
+    doc = parse(rendered_html(_pair_file(why_site)))  # side cells come from step scripts
     table = doc.one("table", class_="diff")
     opened: dict[str, set[bool]] = {}
     for cell in table.select("td", class_="side"):

@@ -1,0 +1,151 @@
+/* Draw the steps of a run page's table and of a pair page's side cells from the runs' step
+   data scripts (<run>.steps.js beside each run page, written once per run and loaded with a
+   <script src>, which works from file:// and a zip where fetch() does not). Each script sets
+   window.RG_RUN_STEPS[run id] = {steps: [...], order: [...], wf: 1}. Every text from the data is
+   written with textContent or as a text node: nothing from it is parsed as HTML. This runs
+   before tables.js and tree.js (deferred scripts run in document order), so sorting, filtering
+   and the tree see the rows. */
+(function () {
+  "use strict";
+  var all = window.RG_RUN_STEPS || {};
+  var OPEN_CHARS = 200;
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined && text !== null) { e.textContent = text; }
+    return e;
+  }
+  function chars(text) {  /* code points, as the page builder counts them */
+    return text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g) || []).length;
+  }
+  function slug(s) { return s.c || s.s; }
+  function payload(parent, label, text, open) {
+    if (!text) { parent.appendChild(el("span", "muted", "no " + label)); return; }
+    var d = el("details", "payload"), sum = el("summary", null, label + " ");
+    if (open) { d.open = true; }
+    sum.appendChild(el("span", "muted", "(" + chars(text) + " chars)"));
+    d.appendChild(sum);
+    d.appendChild(el("pre", null, text));
+    parent.appendChild(d);
+  }
+  function mark(parent, cls, text) { parent.appendChild(el("span", "mark " + cls, text)); }
+
+  /* The run page: one row per step, in tree order when the tree is drawn. */
+  function runRow(s, nested, wf) {
+    var st = slug(s), tr = el("tr", "st-row-" + st);
+    tr.id = "step-" + s.i;
+    if (s.r) { tr.classList.add("rec"); }
+    if (s.l && s.g) { tr.classList.add("in-loop"); }
+    if (nested) {
+      tr.setAttribute("data-depth", String(s.d || 0));
+      if (s.p !== undefined) { tr.setAttribute("data-parent", String(s.p)); }
+    }
+    var td = el("td", "n"), a = el("a", null, String(s.i));
+    td.setAttribute("data-sort", String(s.i));
+    a.href = "#step-" + s.i;
+    td.appendChild(a); tr.appendChild(td);
+    td = el("td"); td.appendChild(el("span", "st st-" + st, s.s)); tr.appendChild(td);
+    tr.appendChild(el("td", null, s.y));
+    td = el("td", "act");
+    if (s.d) { td.style.paddingLeft = (8 + 14 * s.d) + "px"; }
+    if (s.k) {
+      var b = el("button", "tw", "\u25be");
+      b.type = "button";
+      b.setAttribute("aria-expanded", "true");
+      b.title = "hide the " + s.k + " steps inside";
+      td.appendChild(b);
+    }
+    td.appendChild(document.createTextNode(s.a));
+    tr.appendChild(td);
+    for (var k = 0; k < 4; k += 1) {
+      td = el("td", "n", s.n[k]);
+      td.setAttribute("data-sort", s.v[k]);
+      tr.appendChild(td);
+    }
+    if (wf) {
+      td = el("td", "wf");
+      if (s.b) {
+        var wt = el("div", "wt"), bar = el("i", "wb wb-" + s.b[2]);
+        bar.style.left = s.b[0] + "%"; bar.style.width = s.b[1] + "%"; bar.title = s.b[3];
+        wt.appendChild(bar); td.appendChild(wt);
+      } else {
+        td.appendChild(el("span", "muted", "\u2013"));
+      }
+      tr.appendChild(td);
+    }
+    td = el("td");
+    if (s.w) { mark(td, "waste", "wasted"); }
+    if (s.r === "counted") { mark(td, "rec-mark", "recovering"); }
+    if (s.l) { mark(td, s.g ? "loop-mark" : "repeat-mark", s.l + (s.g ? " \u00b7 stagnant loop" : " \u00b7 repeat")); }
+    tr.appendChild(td);
+    td = el("td", "payloads");
+    payload(td, "input", s["in"], false);
+    td.appendChild(document.createTextNode(" "));
+    payload(td, "output", s.out, false);
+    tr.appendChild(td);
+    return tr;
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table[data-steps]"), function (table) {
+    var run = all[table.getAttribute("data-steps")];
+    if (!run) { return; }
+    var body = table.tBodies[0], nested = table.hasAttribute("data-tree");
+    var subs = {}, depth = {};
+    Array.prototype.slice.call(body.querySelectorAll("tr[data-after]")).forEach(function (tr) {
+      var at = tr.getAttribute("data-after");
+      (subs[at] = subs[at] || []).push(tr);
+      body.removeChild(tr);
+    });
+    var order = run.order || run.steps.map(function (_, i) { return i; });
+    var rows = document.createDocumentFragment();
+    order.forEach(function (i) {
+      var s = run.steps[i];
+      rows.appendChild(runRow(s, nested, run.wf));
+      depth[s.i] = s.d || 0;
+      (subs[String(s.i)] || []).forEach(function (tr) {
+        if (nested) {
+          tr.setAttribute("data-depth", String(depth[s.i] + 1));
+          tr.setAttribute("data-parent", String(s.i));
+        }
+        tr.querySelector("td.act").style.paddingLeft = (22 + 14 * depth[s.i]) + "px";
+        rows.appendChild(tr);
+      });
+    });
+    body.appendChild(rows);
+  });
+
+  /* A pair page: each side cell shows its step (the cell's classes and marks are the pair's). */
+  Array.prototype.forEach.call(document.querySelectorAll("table.diff[data-b]"), function (table) {
+    var sides = { b: all[table.getAttribute("data-b")], c: all[table.getAttribute("data-c")] };
+    var hrefs = { b: table.getAttribute("data-b-href"), c: table.getAttribute("data-c-href") };
+    Array.prototype.forEach.call(table.querySelectorAll("td.side"), function (td) {
+      var side = td.hasAttribute("data-b") ? "b" : td.hasAttribute("data-c") ? "c" : null;
+      if (!side || !sides[side]) { return; }
+      var s = sides[side].steps[parseInt(td.getAttribute("data-" + side), 10)];
+      if (!s) { return; }
+      var head = el("div", "step-head"), a = el("a", null, "#" + s.i), loop = td.getAttribute("data-loop");
+      a.href = hrefs[side] + "#step-" + s.i;
+      head.appendChild(a);
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(el("span", "st st-" + slug(s), s.s));
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(el("strong", null, s.a));
+      head.appendChild(document.createTextNode(" "));
+      head.appendChild(el("span", "muted", s.y));
+      if (loop) {
+        var stuck = td.hasAttribute("data-stagnant");
+        mark(head, stuck ? "loop-mark" : "repeat-mark", loop + (stuck ? " \u00b7 stagnant loop" : " \u00b7 repeat"));
+      }
+      if (td.hasAttribute("data-rec")) { mark(head, "rec-mark", "recovering"); }
+      td.appendChild(head);
+      td.appendChild(el("div", "step-nums", s.tk + " tok \u00b7 " + s.n[2] + " \u00b7 " + s.n[3]));
+      var input = s.pi !== undefined ? s.pi : s["in"], output = s.po !== undefined ? s.po : s.out;
+      var open = !!s.f || (chars(input) <= OPEN_CHARS && chars(output) <= OPEN_CHARS);
+      payload(td, "input", input, open);
+      payload(td, "output", output, open);
+    });
+  });
+
+  /* A link to a step (#step-12, #row-3) lands on it once the rows exist. */
+  var target = location.hash.length > 1 && location.hash.indexOf("=") < 0 ? document.getElementById(location.hash.slice(1)) : null;
+  if (target) { target.scrollIntoView(); }
+})();
