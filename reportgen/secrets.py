@@ -12,12 +12,13 @@ import re
 
 MARKER = "[REDACTED]"
 
-#: Built-in secret shapes: name -> pattern. docs/site.md lists them.
+#: Built-in secret shapes: name -> pattern. docs/site.md lists them. A key's prefix starts a
+#: word (``\b``): ``task-0001-...`` holds ``sk-`` but is no key.
 SECRET_PATTERNS: dict[str, str] = {
-    "anthropic/openai key": r"sk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-    "google api key": r"AIza[0-9A-Za-z_-]{35}",
-    "github token": r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-    "aws access key id": r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+    "anthropic/openai key": r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
+    "google api key": r"\bAIza[0-9A-Za-z_-]{35}",
+    "github token": r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+    "aws access key id": r"\b(?:AKIA|ASIA)[0-9A-Z]{16}",
     # the name, then (quoted, JSON-escaped at any depth, URL-encoded or as an env list's
     # "value") the key
     "aws secret key": (
@@ -25,10 +26,10 @@ SECRET_PATTERNS: dict[str, str] = {
         r"(?:\s*(?:[:=]|%3[aAdD])|\s*,\s*\\*[\"']?value\\*[\"']?\s*:)"
         r"\s*(?:\\*[\"'])?(?:[A-Za-z0-9/+=]|%2[bBfF]|%3[dD]){40,}"
     ),
-    "slack token": r"xox[abposr]-[A-Za-z0-9-]{10,}",
-    "stripe key": r"[rs]k_live_[0-9A-Za-z]{16,}",
-    "hugging face token": r"hf_[A-Za-z0-9]{30,}",
-    "bearer token": r"(?i:bearer)\s+[A-Za-z0-9._~+/-]{16,}=*",
+    "slack token": r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+    "stripe key": r"\b[rs]k_live_[0-9A-Za-z]{16,}",
+    "hugging face token": r"\bhf_[A-Za-z0-9]{30,}",
+    "bearer token": r"\b(?i:bearer)\s+[A-Za-z0-9._~+/-]{16,}=*",
     "private key block": (
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----"
     ),

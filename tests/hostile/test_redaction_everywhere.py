@@ -111,3 +111,14 @@ def test_a_secret_task_id_stays_out_of_comments_and_logs(tmp_path: Path) -> None
     for result in (markdown, explained, gate):
         assert "S" * 36 not in result.stdout + result.stderr
     assert "REDACTED" in markdown.stdout and "REDACTED" in gate.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["task-0001-" + "x" * 30, "desk_live_" + "a" * 20, "pathf_" + "b" * 40, "NASIA" + "C" * 16],
+)
+def test_ordinary_ids_holding_a_prefix_are_not_secrets(text: str) -> None:
+    """A key's prefix must start a word: an id that merely holds ``sk-`` is shown whole."""
+    from reportgen.secrets import redact_text
+
+    assert redact_text(text) == text
