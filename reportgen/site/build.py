@@ -235,6 +235,7 @@ def build_site(
                 compare=choice.pairs,
                 chosen_by=choice.said,
             )
+            data.redact_notes = policy.pattern is not None
             nights = night_statistics(data)  # label-level verdicts per night, computed once
             for page in all_pages(data, stamp, verdicts, keep_nights, nights):
                 if page.path in seen:

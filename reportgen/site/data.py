@@ -82,6 +82,7 @@ class SiteData:
     latest: Evaluation | None = None  # the comparison's latest night, as `gate` evaluates it
     comparisons: list[Comparison] = field(default_factory=list)
     chosen_by: str = ""  # how the comparisons were chosen, in words for the index
+    redact_notes: bool = True  # README notes redacted after rendering too (build's policy)
 
     def for_comparison(self, comparison: Comparison) -> SiteData:
         """This data with ``comparison`` as its baseline/candidate (nothing copied)."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup
+
+from reportgen.secrets import redact_text
 
 _SCHEME = re.compile(r"^\s*([a-zA-Z][a-zA-Z0-9+.-]*):")
 _SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -37,11 +40,23 @@ def _parser() -> MarkdownIt:
     return md
 
 
-def render_notes(text: str | None) -> Markup | None:
+def render_notes(text: str | None, redact: bool = True) -> Markup | None:
     """HTML for a Markdown note, or None when there is no note.
 
     The result is Markup because markdown-it escapes every piece of the source it emits; the
-    tests feed it hostile text to keep that true."""
+    tests feed it hostile text to keep that true. ``redact``: the built-in secret shapes are
+    replaced in the rendered HTML too, since rendering can reassemble a key the source hid
+    from the archive's redaction (``sk\\-ant\\-…``, ``&#45;``, ``%2D`` in a link)."""
     if text is None or not str(text).strip():
         return None
-    return Markup(_parser().render(str(text)))
+    html = _parser().render(str(text))
+    return Markup(_redacted(html) if redact else html)
+
+
+def _redacted(html: str) -> str:
+    """``html`` with its secrets replaced, a percent-encoded one (in a link) included."""
+    shown = redact_text(html)
+    decoded = unquote(shown)
+    if decoded != shown and redact_text(decoded) != decoded:
+        return redact_text(decoded)
+    return shown

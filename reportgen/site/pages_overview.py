@@ -186,7 +186,11 @@ def history_pages(
             suite=suite, change_points=found,
             table=sorted(rows, key=lambda r: (r["batch"], r["label"]), reverse=True),
             convergence=convergence_rows(data, suite),
-            notes=[n for n in map(render_notes, data.suite_notes.get(suite, [])) if n is not None],
+            notes=[
+                n
+                for note in data.suite_notes.get(suite, [])
+                if (n := render_notes(note, data.redact_notes)) is not None
+            ],
             night_verdicts=[
                 {"batch": v["batch"], "href": f"{paths.compare_index_path(data.baseline_label, data.candidate_label)}#{night_anchor(v['batch'])}",
                  "rows": [r for r in v["rows"] if r["verdict"] in ("regression", "improvement")]}

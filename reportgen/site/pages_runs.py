@@ -221,7 +221,7 @@ def run_page(data: SiteData, run: dict[str, Any], nav: list[Link]) -> RunPage:
         ),
         run=view,
         meta=meta,
-        notes=render_notes(notes),
+        notes=render_notes(notes, data.redact_notes),
         steps=views,
         loops=loops,
         related=_related(data, run),

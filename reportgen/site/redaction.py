@@ -9,12 +9,17 @@ snapshot see the redacted text and nothing else. ``--no-payloads`` blanks the fr
 
 from __future__ import annotations
 
+import contextlib
+import html
+import re
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 import duckdb
+from duckdb.func import FunctionNullHandling
 
 from reportgen.errors import UsageError
-from reportgen.secrets import MARKER, SECRET_PATTERNS, ZERO_WIDTH
+from reportgen.secrets import MARKER, SECRET_PATTERNS, ZERO_WIDTH, redact_text
 
 #: Columns never redacted: hashes and ids reportgen makes itself, and fixed vocabularies
 #: (a step's ``type`` is free text in trace v1: redacted like any text).
@@ -102,6 +107,13 @@ def redact_archive(con: duckdb.DuckDBPyConnection, policy: Redaction) -> int:
         texts = [(c, k) for c, k in cols if k in (*_TEXT, *_LISTS) and c not in _KEEP]
         blanks = set() if policy.payloads else set(PAYLOADS.get(table, ()))
         swaps = [s for c, k in texts if (s := _swap(c, k, pattern, c in blanks))]
+        if table == "suite_notes" and policy.patterns:
+            _register_note_check(con)
+            named = ' AS "text"'
+            swaps = [
+                f"rg_note_redact({s.removesuffix(named)}){named}" if s.endswith(named) else s
+                for s in swaps
+            ]
         if pattern and texts:
             found = " + ".join(_count(c, k, pattern) for c, k in texts if c not in blanks)
             if found:
@@ -109,6 +121,33 @@ def redact_archive(con: duckdb.DuckDBPyConnection, policy: Redaction) -> int:
         body = f"SELECT * REPLACE ({', '.join(swaps)}) FROM {source}" if swaps else None
         con.execute(f'CREATE OR REPLACE TEMP VIEW "{table}" AS {body or f"SELECT * FROM {source}"}')
     return replaced
+
+
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _note_redact(text: str | None) -> str | None:
+    """A README note whose secret only shows once Markdown is rendered (``sk\\-ant\\-…``,
+    ``&#45;``, ``%2D``): its decoded text, redacted; any other note as it is."""
+    if text is None:
+        return None
+    decoded = unquote(html.unescape(_MD_ESCAPE.sub(r"\1", text)))
+    redacted = redact_text(decoded)
+    return redacted if redacted != decoded else text
+
+
+def _register_note_check(con: duckdb.DuckDBPyConnection) -> None:
+    """Make ``rg_note_redact`` (:func:`_note_redact`) callable in ``con``'s SQL (notes are
+    few: a Python function per note is cheap)."""
+    with contextlib.suppress(duckdb.InvalidInputException):
+        con.remove_function("rg_note_redact")
+    con.create_function(
+        "rg_note_redact",
+        _note_redact,
+        ["varchar"],
+        "varchar",
+        null_handling=FunctionNullHandling.SPECIAL,
+    )
 
 
 def _q(column: str) -> str:

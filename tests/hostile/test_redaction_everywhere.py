@@ -122,3 +122,30 @@ def test_ordinary_ids_holding_a_prefix_are_not_secrets(text: str) -> None:
     from reportgen.secrets import redact_text
 
     assert redact_text(text) == text
+
+
+def test_a_readme_note_cannot_reassemble_a_key_by_rendering(tmp_path: Path) -> None:
+    """A README note that writes a key with Markdown escapes, an entity or percent-encoding
+    in a link: the archive's redaction cannot see it in the source, rendering reassembles
+    it; it is redacted after rendering, and published nowhere."""
+    key = "sk-ant-api03-" + "W" * 40
+    folder = tmp_path / "suite"
+    note = (
+        "# Notes\n\n"
+        f"escaped: {key.replace('-', chr(92) + '-')}\n\n"
+        f"entity: {key.replace('-', '&#45;')}\n\n"
+        f"<https://example.com/{key.replace('-', '%2D')}>\n"
+    )
+    folder.mkdir()
+    (folder / "README.md").write_text(note)
+    run = {"task_id": "t", "suite": "s", "steps": [{"type": "tool", "action": "a", "status": "ok"}]}
+    write_runs(
+        folder / "runs.jsonl", [dict(run, label=label) for label in ("baseline", "candidate")]
+    )
+    db = tmp_path / "a.duckdb"
+    ingest([folder], db)
+    site = tmp_path / "site"
+    build_site(db, site, build_time="2026-11-29T06:00:00Z")
+    text = _published(site)
+    assert "W" * 40 not in text
+    assert "[REDACTED]" in text
