@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -265,13 +266,64 @@ def in_use(name: str, pid: str | None) -> InputError:
     )
 
 
+MEMORY_LIMIT_ENV = "REPORTGEN_DUCKDB_MEMORY_LIMIT"
+TEMP_DIRECTORY_ENV = "REPORTGEN_DUCKDB_TEMP_DIRECTORY"
+MEMORY_FRACTION = 0.5
+"""DuckDB's memory limit by default: this share of the machine's memory (or of the cgroup's
+limit, when lower); the rest is for what reportgen holds in Python and Arrow."""
+
+
+def memory_limit() -> str:
+    """DuckDB's ``memory_limit`` for every session: ``REPORTGEN_DUCKDB_MEMORY_LIMIT`` as
+    DuckDB reads it (``4GB``, ``800MB``), else MEMORY_FRACTION of the memory available."""
+    given = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+    if given:
+        return given
+    available = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as limit:
+            text = limit.read().strip()
+        if text.isdigit():
+            available.append(int(text))
+    except OSError:
+        pass
+    return f"{max(1, int(min(available) * MEMORY_FRACTION) >> 20)}MB"
+
+
+def temp_directory() -> str:
+    """Where DuckDB spills what passes its memory limit: ``REPORTGEN_DUCKDB_TEMP_DIRECTORY``,
+    else a folder of this process in the system's temporary directory (DuckDB creates it on
+    the first spill and removes it when the session closes)."""
+    given = os.environ.get(TEMP_DIRECTORY_ENV, "").strip()
+    if given:
+        return given
+    return os.path.join(tempfile.gettempdir(), f"reportgen-duckdb-{os.getpid()}")
+
+
+def _resources(con: duckdb.DuckDBPyConnection) -> None:
+    """Bound the session's memory and give it a folder to spill to (memory_limit(),
+    temp_directory()); a value DuckDB refuses is a bad input, named by its variable."""
+    for setting, value, env in (
+        ("memory_limit", memory_limit(), MEMORY_LIMIT_ENV),
+        ("temp_directory", temp_directory(), TEMP_DIRECTORY_ENV),
+    ):
+        try:
+            con.execute(f"SET {setting} = ?", [value])
+        except duckdb.Error as exc:
+            con.close()
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InputError(env, f"DuckDB refuses {setting} {value!r}: {text[:160]}") from None
+
+
 def _open(target: str, read_only: bool, name: str) -> duckdb.DuckDBPyConnection:
-    """A session on ``target`` in UTC, with the step hash macros defined. DuckDB's own
+    """A session on ``target`` in UTC, with the step hash macros defined and its memory
+    bounded (:func:`memory_limit`, spilling to :func:`temp_directory`). DuckDB's own
     progress bar stays off: the CLI draws its own (rich), and --quiet means quiet."""
     try:
         con = duckdb.connect(target, read_only=read_only)
     except duckdb.Error as exc:
         raise damaged(name, exc) from None
+    _resources(con)
     try:
         con.execute("SET TimeZone = 'UTC'")
         con.execute("SET enable_progress_bar = false")

@@ -461,6 +461,7 @@ def gate(
                 progress=progress.hook,
                 engine=_engine(engine, db),
                 pair_by=keys,
+                details=as_json or explain,  # the table and Markdown show no step nor loop
             )
         links = pages = None
         if markdown and site_url:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -18,7 +19,7 @@ from reportgen._gc import collector_paused
 from reportgen._sql import load_sql
 from reportgen.archive import connect
 from reportgen.archive.connection import first_row
-from reportgen.divergence.metrics import Pair, pair_metrics, pair_metrics_rows
+from reportgen.divergence.metrics import Pair, chunk_bounds, pair_metric_chunks
 from reportgen.divergence.pairing import (
     LABEL_KEYS,
     Pairing,
@@ -219,36 +220,57 @@ def compare_pairing(
     steps_later: bool = False,
     progress: ProgressHook | None = None,
     engine: Engine | None = None,
+    details: bool = True,
 ) -> Comparison:
     """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
     tables need only the metrics). ``steps_later`` (--json): the pairs' step_diffs stay
     empty, their rows kept as arrays, and ``to_json()`` writes them with their steps as JSON
-    text, batch by batch (reportgen.divergence.step_json; keep ``con`` open until then)."""
+    text, batch by batch (reportgen.divergence.step_json; keep ``con`` open until then).
+    ``details`` off (outputs that show no step and no loop: a gate's table or Markdown): each
+    record keeps only what the verdicts, statistics and tables read, its step_diffs empty and
+    its loops_detected the stagnant loops (those ``--max-loops`` counts), so that a
+    comparison of a whole archive holds a few KB a pair (implies ``with_steps`` off).
+
+    The pairs are computed chunk by chunk (reportgen.divergence.metrics.chunk_bounds), each
+    chunk completed, judged and (``details`` off) pared down before the next: memory holds
+    the records kept plus one chunk's work. The avoidable spend of each chunk's runs is
+    computed on a thread of its own meanwhile (DuckDB, on a cursor)."""
+    if not details:
+        with_steps = False
     ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
     outcomes = run_outcomes(con, ids)
     repeats = repeat_pairs(pairing.pairs, outcomes)
     as_text = with_steps and steps_later  # step_diffs as arrays, written as text later
     everything = [*pairing.pairs, *repeats]
-    rows: DiffRows | None = None
-    # the avoidable spend (DuckDB) on a cursor of its own, while the pair metrics are computed
+    real = len(pairing.pairs)
+    bounds = [0, len(everything)] if engine is not None else chunk_bounds(con, everything)
+    results: list[PairRecord] = []
+    repeat_results: list[PairRecord] = []
+    parts: list[DiffRows] = []
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-spend") as spending:
-        spend_of = spending.submit(_spend_on_cursor, con, ids)
-        if as_text and engine is None:
-            computed, rows = pair_metrics_rows(con, everything, progress=progress)
-        else:
-            compute = pair_metrics if engine is None else engine.pair_metrics
-            computed = compute(con, everything, progress=progress)
-        spend = spend_of.result()
-    if as_text and rows is None:  # another engine's dicts
-        rows = DiffRows.of_records(computed)
-        for record in computed:
-            record["step_diffs"] = []
-    results, repeat_results = computed[: len(pairing.pairs)], computed[len(pairing.pairs) :]
-    complete_records(con, results, outcomes, spend)
-    if with_steps and not steps_later:
+        spend_of = [  # in chunk order, while the pair metrics are computed
+            spending.submit(_spend_on_cursor, con, _run_ids(everything[a : min(z, real)]))
+            for a, z in pairwise(bounds)
+        ]
+        for spend, (records, rows) in zip(
+            spend_of,
+            _metric_chunks(con, everything, bounds, engine, as_text, details, progress),
+            strict=True,
+        ):
+            done = len(results)
+            mine, theirs = records[: real - done], records[real - done :]
+            complete_records(con, mine, outcomes, spend.result())
+            judge_pairs(mine, thresholds)
+            if as_text:
+                parts.append(rows.head(len(mine)))
+            if not details:
+                for record in mine:
+                    _pare(record)
+            results += mine
+            repeat_results += theirs
+    if with_steps and not steps_later:  # once every chunk is read: con is free again
         _attach_steps(con, results)
-    judge_pairs(results, thresholds)
     keys = {}
     for result in results:
         place = outcomes.get(result["baseline_run_id"])
@@ -257,7 +279,7 @@ def compare_pairing(
         pair.task_id: r["trajectory_divergence_index"]
         for pair, r in zip(repeats, repeat_results, strict=True)
     }
-    writer = None if rows is None else StepDiffWriter(con, results, rows.head(len(results)))
+    writer = StepDiffWriter(con, results, DiffRows.concat(parts)) if as_text else None
     return Comparison(
         results,
         pairing.unpaired,
@@ -267,6 +289,42 @@ def compare_pairing(
         repeat_tdi=floor,
         step_json=writer,
     )
+
+
+def _metric_chunks(
+    con: duckdb.DuckDBPyConnection,
+    pairs: list[Pair],
+    bounds: list[int],
+    engine: Engine | None,
+    as_text: bool,
+    details: bool,
+    progress: ProgressHook | None,
+) -> Iterator[tuple[list[PairRecord], DiffRows]]:
+    """Each chunk's records and (``as_text``) step_diffs rows; the records' step_diffs as
+    dicts only when ``details`` and not ``as_text``. ``engine``: its records, all at once,
+    as one chunk, the rows made from their dicts."""
+    step_dicts = details and not as_text
+    if engine is None:
+        yield from pair_metric_chunks(con, pairs, bounds, step_dicts=step_dicts, progress=progress)
+        return
+    records = engine.pair_metrics(con, pairs, progress=progress)
+    rows = DiffRows.of_records(records if as_text else [])
+    if not step_dicts:
+        for record in records:
+            record["step_diffs"] = []
+    yield records, rows
+
+
+def _run_ids(pairs: Sequence[Pair]) -> list[str]:
+    """The baseline and candidate run of each pair."""
+    return [r for p in pairs for r in (p.baseline_run_id, p.candidate_run_id)]
+
+
+def _pare(record: PairRecord) -> None:
+    """Keep of a completed, judged record only what verdicts, statistics and tables read
+    (``details`` off): no step_diffs, and of its loops the stagnant ones."""
+    record["step_diffs"] = []
+    record["loops_detected"] = [loop for loop in record["loops_detected"] if loop["stagnant"]]
 
 
 def judge_pairs(results: Sequence[PairRecord], thresholds: Sequence[Threshold]) -> None:
@@ -400,12 +458,13 @@ def compare_labels(
     engine: Engine | None = None,
     pair_by: Sequence[str] = LABEL_KEYS,
     require_pairs: bool = True,
+    details: bool = True,
 ) -> Comparison:
     """Compare two labels of an archive, task by task (and night by night unless pinned);
     ``task`` keeps one task only; ``pair_by``: the keys that pair runs (PAIR_KEYS). A
     comparison that pairs nothing raises NothingPaired (why, in one line), unless
     ``require_pairs`` is off (a site shows an empty comparison as such). ``with_steps``,
-    ``steps_later``, ``progress``, ``engine``: as for compare_pairing."""
+    ``steps_later``, ``progress``, ``engine``, ``details``: as for compare_pairing."""
     pairing = (pair_labels if engine is None else engine.pair_labels)(
         con,
         baseline_label,
@@ -437,6 +496,7 @@ def compare_labels(
         steps_later=steps_later,
         progress=progress,
         engine=engine,
+        details=details,
     )
 
 

@@ -481,8 +481,11 @@ def _assemble(
 _DELTAS = (("cost", "cost"), ("token", "tokens"), ("latency", "latency"))
 
 
-#: Pairs per chunk: one chunk's steps are read (DuckDB) while the previous chunk is computed.
+#: Pairs per chunk at most: one chunk's steps are read (DuckDB) while the previous chunk is
+#: computed.
 CHUNK_PAIRS: Final = 5000
+#: Steps per chunk, about (the steps of its pairs' runs): what bounds a chunk's memory.
+CHUNK_STEPS: Final = 500_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -636,15 +639,13 @@ def pair_metrics(
     """Every divergence metric of every pair, in the order given, as JSON-contract dicts.
 
     ``pairs`` are :class:`Pair` or ``(pair_id, task_id, baseline_run_id, candidate_run_id)``
-    tuples. Works through chunks of CHUNK_PAIRS pairs: each chunk's steps are read once
-    (:func:`_read`) while the chunk before is computed (:func:`_compute`), so DuckDB and
-    Python overlap and memory stays bounded by a chunk. Raises ValueError for duplicate pair
+    tuples. Works through chunks of pairs (:func:`chunk_bounds`): each chunk's steps are read
+    once (:func:`_read`) while the chunk before is computed (:func:`_compute`), so DuckDB and
+    Python overlap and the working memory is a chunk's. Raises ValueError for duplicate pair
     ids or runs the archive lacks. ``progress("computing metrics", done, total)`` is called
     after each chunk."""
     out: list[PairRecord] = []
-    for records, rows in _chunks(con, pairs, progress):
-        for record, diffs in zip(records, step_diff_dicts(rows), strict=True):
-            record["step_diffs"] = diffs
+    for records, _ in pair_metric_chunks(con, pairs, progress=progress):
         out.extend(records)
     return out
 
@@ -660,23 +661,58 @@ def pair_metrics_rows(
     as JSON text."""
     out: list[PairRecord] = []
     parts: list[DiffRows] = []
-    for records, rows in _chunks(con, pairs, progress):
+    for records, rows in pair_metric_chunks(con, pairs, step_dicts=False, progress=progress):
         out.extend(records)
         parts.append(rows)
     return out, DiffRows.concat(parts)
 
 
-def _chunks(
+def chunk_bounds(con: duckdb.DuckDBPyConnection, pairs: Sequence[PairLike]) -> list[int]:
+    """Where the chunks of ``pairs`` start, and where the last ends: consecutive pairs, at
+    most CHUNK_PAIRS of them and about CHUNK_STEPS steps of their runs (a pair's steps being
+    its two runs' ``n_steps``; a chunk ends past the pair that reaches the bound). Chunks
+    bounded by steps, not by pairs alone, keep one chunk's memory the same whatever the runs'
+    length and however many nights a comparison covers."""
+    columns = _as_columns(pairs)
+    total = len(columns["pair_id"])
+    if not total:
+        return [0]
+    runs = sorted({*columns["baseline_run_id"], *columns["candidate_run_id"]})
+    counts = dict(con.execute(load_sql("run_step_counts"), {"run_ids": runs}).fetchall())
+    steps = np.array(
+        [
+            counts.get(b, 0) + counts.get(c, 0)
+            for b, c in zip(columns["baseline_run_id"], columns["candidate_run_id"], strict=True)
+        ],
+        dtype=np.int64,
+    )
+    before = np.cumsum(steps) - steps  # the steps of the pairs before each pair
+    starts = np.flatnonzero(np.diff(before // CHUNK_STEPS)) + 1  # where a new bound is passed
+    bounds = [0]
+    for end in [*starts.tolist(), total]:  # then at most CHUNK_PAIRS pairs a chunk
+        bounds += range(bounds[-1] + CHUNK_PAIRS, end, CHUNK_PAIRS)
+        bounds.append(end)
+    return bounds
+
+
+def pair_metric_chunks(
     con: duckdb.DuckDBPyConnection,
     pairs: Sequence[PairLike],
-    progress: Callable[[str, int, int], None] | None,
+    bounds: Sequence[int] | None = None,
+    *,
+    step_dicts: bool = True,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Iterator[tuple[list[PairRecord], DiffRows]]:
-    """The records and rows of each chunk of CHUNK_PAIRS pairs, in order (see pair_metrics)."""
+    """The records and step_diffs rows of each chunk of ``pairs`` (``bounds``: where the
+    chunks start and end, default :func:`chunk_bounds`), in order, one chunk at a time:
+    a caller that keeps only what it needs of each chunk holds one chunk's memory, whatever
+    the number of pairs. ``step_dicts``: each record's step_diffs as dicts (else empty; the
+    rows are returned as arrays either way). See :func:`pair_metrics`."""
     columns = _as_columns(pairs)
     total = len(columns["pair_id"])
     if not total:
         return
-    bounds = [*range(0, total, CHUNK_PAIRS), total]
+    bounds = chunk_bounds(con, pairs) if bounds is None else list(bounds)
     chunks = [{k: v[a:z] for k, v in columns.items()} for a, z in pairwise(bounds)]
     reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-read")
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reportgen-metrics")
@@ -687,9 +723,13 @@ def _chunks(
                 chunk = reading.result()
                 if k + 1 < len(chunks):  # the connection is free: _compute never touches it
                     reading = reader.submit(_read, con, chunks[k + 1])
-                computed = _compute(chunk, pool)
+                records, rows = _compute(chunk, pool)
                 del chunk
-                yield computed
+                if step_dicts:
+                    for record, diffs in zip(records, step_diff_dicts(rows), strict=True):
+                        record["step_diffs"] = diffs
+                yield records, rows
+                del records, rows
                 if progress is not None:
                     progress("computing metrics", bounds[k + 1], total)
     finally:
