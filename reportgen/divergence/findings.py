@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from reportgen._sql import load_sql
 from reportgen.archive import arrow
+from reportgen.divergence.records import FindingRecord
 
 #: The kinds of finding, in the order --explain lists them.
 KINDS: Final = (
@@ -52,6 +53,23 @@ class Finding:
     kind: str
     repeat_pairs: int
     stable: bool | None
+
+    def record(self) -> FindingRecord:
+        """The finding as a pair record holds it (``--json``)."""
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "flap_rate": self.flap_rate,
+            "repeat_pairs": self.repeat_pairs,
+            "stable": self.stable,
+        }
+
+    @staticmethod
+    def of_record(record: FindingRecord) -> Finding:
+        return Finding(
+            record["flap_rate"], record["key"], record["kind"], record["repeat_pairs"],
+            record["stable"],
+        )  # fmt: skip
 
     @property
     def verdict(self) -> Verdict:
