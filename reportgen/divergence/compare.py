@@ -19,6 +19,7 @@ from reportgen._gc import collector_paused
 from reportgen._sql import load_sql
 from reportgen.archive import connect
 from reportgen.archive.connection import first_row
+from reportgen.divergence.findings import FlapPair, pair_findings
 from reportgen.divergence.metrics import Pair, chunk_bounds, pair_metric_chunks
 from reportgen.divergence.pairing import (
     LABEL_KEYS,
@@ -271,6 +272,7 @@ def compare_pairing(
             repeat_results += theirs
     if with_steps and not steps_later:  # once every chunk is read: con is free again
         _attach_steps(con, results)
+    attach_findings(con, results, pairing.unpaired, outcomes)
     keys = {}
     for result in results:
         place = outcomes.get(result["baseline_run_id"])
@@ -325,6 +327,38 @@ def _pare(record: PairRecord) -> None:
     (``details`` off): no step_diffs, and of its loops the stagnant ones."""
     record["step_diffs"] = []
     record["loops_detected"] = [loop for loop in record["loops_detected"] if loop["stagnant"]]
+
+
+def _group(task_id: str, place: RunOutcome | None) -> str:
+    """The group of baseline runs whose repeats a pair is judged against: its task and night."""
+    return json.dumps([task_id] if place is None else [place.suite, place.task_id, place.batch])
+
+
+def attach_findings(
+    con: duckdb.DuckDBPyConnection,
+    results: Sequence[PairRecord],
+    unpaired: Sequence[Unpaired],
+    outcomes: dict[str, RunOutcome],
+) -> None:
+    """Give every pair record its trajectory ``findings``, each with its flap rate over the
+    repeat pairs of the baseline's runs of the same task and night (the paired ones and those
+    left unpaired), in one query (reportgen.divergence.findings)."""
+    judged = [
+        FlapPair(
+            r["baseline_run_id"],
+            r["candidate_run_id"],
+            _group(r["task_id"], outcomes.get(r["baseline_run_id"])),
+        )
+        for r in results
+    ]
+    runs = [(p.baseline_run_id, p.group) for p in judged]
+    runs += [
+        (u.run_id, json.dumps([u.suite, u.task_id, u.batch]))
+        for u in unpaired
+        if u.side == "baseline"
+    ]
+    for result, found in zip(results, pair_findings(con, judged, runs), strict=True):
+        result["findings"] = [f.record() for f in found]
 
 
 def judge_pairs(results: Sequence[PairRecord], thresholds: Sequence[Threshold]) -> None:

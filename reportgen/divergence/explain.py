@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from reportgen.divergence.findings import Finding, describe, folded_line
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.run_text import cut
 from reportgen.divergence.view import view_rows
@@ -107,6 +108,29 @@ def _first_line(pair: PairRecord, first: dict[str, Any]) -> str:
     else:
         where = f"baseline step #{b} {_action(base, b)} vs candidate step #{c} {_action(cand, c)}"
     return f"  First divergence at step {same} of the path ({prefix}): {where}."
+
+
+#: Most stable findings --explain lists by name for one pair.
+FINDINGS_SHOWN = 12
+
+
+def finding_lines(pair: PairRecord) -> list[str]:
+    """The pair's trajectory findings: the stable ones (the baseline's own repeats do not show
+    them) by name, the flapping ones folded into a count, or why they cannot be told apart."""
+    if "findings" not in pair:
+        return []
+    found = [Finding.of_record(f) for f in pair["findings"]]
+    if not found:
+        return ["Findings: none (same tools, as often, in the same order, same arguments)."]
+    stable = [f for f in found if f.verdict == "stable"]
+    lines = [f"Findings: {len(stable)} stable of {len(found)}."]
+    lines += [f"  stable: {describe(f)}" for f in stable[:FINDINGS_SHOWN]]
+    if len(stable) > FINDINGS_SHOWN:
+        lines.append(f"  ... {len(stable) - FINDINGS_SHOWN} more stable finding(s)")
+    folded = folded_line(found)
+    if folded:
+        lines.append(f"  {folded}.")
+    return lines
 
 
 def _loop_lines(pair: PairRecord) -> list[str]:
@@ -247,6 +271,7 @@ def explain(pair: PairRecord, why: Why | None = None) -> str:
             f"Wasted effort ({side}) {wei:.4f} = {len(wasted)} error/retry/abandoned of {len(steps)} steps"
             + (f": {shown}." if wasted else ".")
         )
+    lines.extend(finding_lines(pair))
     lines.extend(_loop_lines(pair))
     sides: tuple[Side, Side] = ("baseline", "candidate")
     for side in sides:

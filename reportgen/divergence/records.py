@@ -70,6 +70,19 @@ class FirstDivergence(TypedDict):
     candidate_index: int | None
 
 
+class FindingRecord(TypedDict):
+    """One trajectory finding of a pair with its flap rate, as ``--json`` writes it
+    (reportgen.divergence.findings.Finding): the share of the baseline's ``repeat_pairs``
+    ordered repeat pairs that show the same finding (None: none to look at); ``stable`` None
+    when too few repeats to tell."""
+
+    kind: str
+    key: str
+    flap_rate: float | None
+    repeat_pairs: int
+    stable: bool | None
+
+
 class PairRecord(TypedDict):
     """Every metric of one baseline/candidate pair, then its verdict once judged."""
 
@@ -112,6 +125,8 @@ class PairRecord(TypedDict):
     passed: NotRequired[bool]
     violations: NotRequired[list[dict[str, Any]]]
     gates_not_evaluated: NotRequired[list[dict[str, Any]]]
+    # trajectory findings, stable first, each with its flap rate (compare.compare_pairing)
+    findings: NotRequired[list[FindingRecord]]
 
 
 #: The status of a step_diffs row by its kind code (DiffRows.kind).

@@ -1,0 +1,167 @@
+"""Trajectory findings of a pair that know the baseline's own noise: each finding (a tool
+called anew, a step added or removed, an argument changed, a reorder, a status flip, a new
+back-to-back repeat) carries its flap rate, the share of the baseline's own repeat pairs
+(every ordered pair of distinct baseline runs of the same task and night) that show the same
+finding. A finding the baseline's repeats (almost) never show is ``stable``: a change the
+candidate made, not the agent's everyday variation. One query (``sql/finding_flaps.sql``)
+computes the findings of every judged pair and of every repeat pair at once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from reportgen._sql import load_sql
+from reportgen.archive import arrow
+from reportgen.divergence.records import FindingRecord
+
+#: The kinds of finding, in the order --explain lists them.
+KINDS: Final = (
+    "new_tool",
+    "step_added",
+    "step_removed",
+    "arg_changed",
+    "status_flipped",
+    "reordered",
+    "new_loop",
+)
+#: A finding is stable when less than this share of the baseline's repeat pairs show it (with
+#: fewer than 21 baseline runs: when none does).
+MAX_FLAP_RATE: Final = 0.05
+#: Fewer baseline runs of the task and night than this: too few repeats to tell (3 runs give
+#: 6 ordered repeat pairs; 2 runs give one comparison, seen both ways).
+MIN_REPEAT_RUNS: Final = 3
+MIN_REPEAT_PAIRS: Final = MIN_REPEAT_RUNS * (MIN_REPEAT_RUNS - 1)
+
+Verdict = Literal["stable", "flapping", "too_few_repeats"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One trajectory finding of a pair (``kind``, ``key``: its identity, e.g. ``new_tool``
+    ``search_flights``), with the share of the baseline's ``repeat_pairs`` ordered repeat
+    pairs that show it (``flap_rate``; None: no repeat pair) and whether it is ``stable``
+    (None: too few repeats to tell). Fields in name order: ``--json`` writes them so."""
+
+    flap_rate: float | None
+    key: str
+    kind: str
+    repeat_pairs: int
+    stable: bool | None
+
+    def record(self) -> FindingRecord:
+        """The finding as a pair record holds it (``--json``)."""
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "flap_rate": self.flap_rate,
+            "repeat_pairs": self.repeat_pairs,
+            "stable": self.stable,
+        }
+
+    @staticmethod
+    def of_record(record: FindingRecord) -> Finding:
+        return Finding(
+            record["flap_rate"], record["key"], record["kind"], record["repeat_pairs"],
+            record["stable"],
+        )  # fmt: skip
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.stable is None:
+            return "too_few_repeats"
+        return "stable" if self.stable else "flapping"
+
+
+def finding(kind: str, key: str, seen: int, n: int) -> Finding:
+    """A finding seen in ``seen`` of ``n`` repeat pairs, judged by MAX_FLAP_RATE and
+    MIN_REPEAT_PAIRS."""
+    rate = seen / n if n else None
+    stable = None if n < MIN_REPEAT_PAIRS or rate is None else rate < MAX_FLAP_RATE
+    return Finding(rate, key, kind, n, stable)
+
+
+@dataclass(frozen=True, slots=True)
+class FlapPair:
+    """A pair to judge: its baseline run, its candidate run and the group of baseline runs
+    whose repeats it is judged against (e.g. ``suite/task/batch``)."""
+
+    baseline_run_id: str
+    candidate_run_id: str
+    group: str
+
+
+def pair_findings(
+    con: duckdb.DuckDBPyConnection,
+    pairs: Sequence[FlapPair],
+    baseline_runs: Sequence[tuple[str, str]],
+) -> list[list[Finding]]:
+    """The findings of each pair (in ``pairs`` order; each list stable first, then by kind and
+    key), each with its flap rate over the repeat pairs of the pair's group, whose runs
+    ``baseline_runs`` lists as (run id, group)."""
+    if not pairs:
+        return []
+    runs = sorted(set(baseline_runs))
+    judged = arrow.table(
+        {
+            "pid": arrow.numbers(np.arange(len(pairs), dtype=np.int64), pa.int64()),
+            "grp": arrow.strings([p.group for p in pairs]),
+            "b": arrow.strings([p.baseline_run_id for p in pairs]),
+            "c": arrow.strings([p.candidate_run_id for p in pairs]),
+        }
+    )
+    groups = arrow.table(
+        {"run_id": arrow.strings([r for r, _ in runs]), "grp": arrow.strings([g for _, g in runs])}
+    )
+    cursor = con.cursor()
+    try:
+        cursor.register("rg_flap_pairs", judged)
+        cursor.register("rg_flap_runs", groups)
+        table = cursor.sql(load_sql("finding_flaps")).to_arrow_table()
+    finally:
+        cursor.close()
+    found: list[list[Finding]] = [[] for _ in pairs]
+    columns = (table[name].to_pylist() for name in ("pid", "kind", "key", "seen", "n"))
+    for pid, kind, key, seen, n in zip(*columns, strict=True):
+        found[pid].append(finding(kind, key, seen, n))
+    order = {kind: k for k, kind in enumerate(KINDS)}
+    rank = {"stable": 0, "flapping": 1, "too_few_repeats": 2}
+    for items in found:
+        items.sort(key=lambda f: (rank[f.verdict], order.get(f.kind, len(KINDS)), f.key))
+    return found
+
+
+def folded_line(findings: Sequence[Finding]) -> str | None:
+    """What the flapping findings of a pair fold into, in one line (None: nothing folded):
+    "3 flapping findings folded (seen in 17-100 % of the baseline's own repeats)", or "too
+    few repeats to tell (n=2)"."""
+    flapping = [f for f in findings if f.verdict == "flapping"]
+    few = [f for f in findings if f.verdict == "too_few_repeats"]
+    parts = []
+    if flapping:
+        rates = sorted(round(100 * (f.flap_rate or 0)) for f in flapping)
+        shown = f"{rates[0]}" if rates[0] == rates[-1] else f"{rates[0]}-{rates[-1]}"
+        parts.append(
+            f"{len(flapping)} flapping finding(s) folded (seen in {shown} % of the baseline's"
+            " own repeats)"
+        )
+    if few:
+        parts.append(
+            f"{len(few)} finding(s): too few repeats to tell (n={few[0].repeat_pairs}"
+            f" repeat pairs; {MIN_REPEAT_RUNS} baseline runs needed)"
+        )
+    return "; ".join(parts) if parts else None
+
+
+def describe(item: Finding) -> str:
+    """A finding in words, e.g. "new_tool search_flights (0 % of 12 repeat pairs)"."""
+    if item.flap_rate is None:
+        return f"{item.kind} {item.key} (no repeat pairs)"
+    return (
+        f"{item.kind} {item.key} ({100 * item.flap_rate:.0f} % of {item.repeat_pairs} repeat pairs)"
+    )
