@@ -45,6 +45,7 @@ def test_span_status_message_is_the_error_not_the_output(tmp_path: Path) -> None
     assert rows == [("ok", None, None), ("error", None, MESSAGE)]
     out = tmp_path / "site"
     build_site(db, out, build_time="2026-12-01T00:00:00Z")
-    assert f"error: {MESSAGE}" in (out / run_path(suite, task, run_id)).read_text(encoding="utf-8")
+    page = out / run_path(suite, task, run_id)  # its step rows come from its step data script
+    assert f"error: {MESSAGE}" in page.with_suffix(".steps.js").read_text(encoding="utf-8")
     shards = "".join(p.read_text(encoding="utf-8") for p in (out / "search").glob("w-*.js"))
     assert '"upstream"' in shards
