@@ -37,7 +37,9 @@ def _figures(site: Path) -> Iterator[tuple[Path, Any]]:
         for block in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', html, re.S):
             yield page, json.loads(block)
     for script in site.rglob("*.js"):
-        if script.parent.name not in ("assets", "search"):  # search/: the search index
+        # search/: the search index; *.steps.js: a run's step data, drawn with textContent
+        # (tests/site/test_escaping.py), never a figure
+        if script.parent.name not in ("assets", "search") and not script.name.endswith(".steps.js"):
             text = script.read_text(encoding="utf-8")
             yield script, json.loads(text[text.index("]=") + 2 : text.rindex(";")])
 
