@@ -117,6 +117,12 @@ def main() -> int:
     if step.status:
         return step.status
     parts = ", ".join(f"{s.name} {s.wall:.1f} s" for s in steps)
+    with log_path.open("a") as log_text:  # CPU seconds too, for whoever compares installs
+        log_text.write(
+            "quickstart timings (wall s / CPU s): "
+            + ", ".join(f"{s.name} {s.wall:.2f} / {s.cpu:.2f}" for s in steps)
+            + "\n"
+        )
     say(
         f"done in {time.perf_counter() - began:.1f} s ({parts}; dependencies and compile "
         f"ran side by side; CPU {sum(s.cpu for s in steps):.1f} s)"
