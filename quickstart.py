@@ -3,11 +3,17 @@
     python3 quickstart.py [--venv .venv]
 
 Does what ``python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/reportgen demo``
-does, with two differences: the dependencies install while the Cython kernels compile (two
-pip processes side by side, ``pip install DEPENDENCIES`` and ``pip install --no-deps -e .``;
-their output goes to VENV/install.log), and it says what it is doing and how long each part
-took. Standard library only: it runs before anything is installed. An existing VENV is used
-as it is.
+does, with two differences: the build tools pyproject.toml names (hatchling, Cython,
+setuptools) go into the virtualenv first, and then the dependencies install while the Cython
+kernels compile (two pip processes side by side, ``pip install DEPENDENCIES`` and
+``pip install --no-deps --no-build-isolation -e .``; their output goes to VENV/install.log);
+and it says what it is doing and how long each part took. Standard library only: it runs
+before anything is installed. An existing VENV is used as it is.
+
+Building without isolation measured 0.70 of the wall time of an isolated build beside the
+dependencies (same CPU): pip's throwaway build environment competes with them for the cores.
+The build tools stay in the virtualenv, where ``pip install --no-build-isolation -e .``
+recompiles after a .pyx changes.
 """
 
 from __future__ import annotations
@@ -52,12 +58,13 @@ def wait(step: Step) -> Step:
     return step
 
 
-def dependencies() -> list[str]:
-    """The runtime requirements pyproject.toml lists."""
+def requirements() -> tuple[list[str], list[str]]:
+    """The build tools and the runtime dependencies pyproject.toml lists."""
     import tomllib
 
     with (ROOT / "pyproject.toml").open("rb") as f:
-        return list(tomllib.load(f)["project"]["dependencies"])
+        config = tomllib.load(f)
+    return list(config["build-system"]["requires"]), list(config["project"]["dependencies"])
 
 
 def say(text: str) -> None:
@@ -100,13 +107,19 @@ def main() -> int:
     log_path = venv / "install.log"
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
     say(
-        "installing the dependencies and, side by side, compiling the Cython kernels "
-        f"(about 10 s on 2 cores); pip's output: {log_path}"
+        "installing the build tools, then the dependencies and, side by side, compiling the "
+        f"Cython kernels (about 10 s on 2 cores); pip's output: {log_path}"
     )
+    build_tools, runtime = requirements()
     with log_path.open("wb") as log:
+        steps.append(step := wait(start("build tools", [*pip, *build_tools], log)))
+        if step.status:
+            return fail(step, log_path)
         # -v: the build hook's own lines ("reportgen: compiled ... in N s") reach the log
-        compile_ = start("compile", [*pip, "-v", "--no-deps", "-e", "."], log)
-        deps = start("dependencies", [*pip, *dependencies()], log)
+        compile_ = start(
+            "compile", [*pip, "-v", "--no-deps", "--no-build-isolation", "-e", "."], log
+        )
+        deps = start("dependencies", [*pip, *runtime], log)
         for step in (wait(compile_), wait(deps)):
             steps.append(step)
             if step.status:
