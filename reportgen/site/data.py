@@ -5,7 +5,7 @@ pairs, metrics and verdicts are never assembled here."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -68,7 +68,7 @@ class SiteData:
     candidate_label: str
     runs: list[dict[str, Any]]
     runs_by_id: dict[str, dict[str, Any]]
-    steps: dict[str, list[dict[str, Any]]]
+    steps: Mapping[str, list[dict[str, Any]]]  # run id -> steps (NightSteps: read on demand)
     nightly: list[dict[str, Any]]
     pairs: list[PairInfo]
     unpaired: list[Unpaired]
@@ -136,6 +136,49 @@ def _rows(
         con.sql(load_sql(name), params=params).to_arrow_table().to_pylist()
     )
     return result
+
+
+class NightSteps(Mapping[str, list[dict[str, Any]]]):
+    """Each run's steps (site_steps.sql), read from the archive a night at a time when a
+    page of that night first asks: an incremental build renders the pages of the new night
+    only, so it reads that night's steps, not every kept night's. Runs of nights without step
+    pages (``step_nights``, retention.py) have none. The connection stays open while pages
+    are built (build_site)."""
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        runs_by_id: Mapping[str, Mapping[str, Any]],
+        step_nights: Collection[str] | None,
+    ) -> None:
+        self._con = con
+        self._night = {run_id: run["batch"] for run_id, run in runs_by_id.items()}
+        self._nights = None if step_nights is None else set(step_nights)
+        self._read: dict[str | None, dict[str, list[dict[str, Any]]]] = {}
+
+    def _of_night(self, night: str | None) -> dict[str, list[dict[str, Any]]]:
+        held = self._read.get(night, None)
+        if held is None:
+            held = self._read[night] = defaultdict(list)
+            if self._nights is None or night in self._nights:
+                params = {"nights": [] if night is None else [night], "no_night": night is None}
+                for step in _rows(self._con, "site_steps", params):
+                    held[step["run_id"]].append(step)
+        return held
+
+    def __getitem__(self, run_id: str) -> list[dict[str, Any]]:
+        if run_id not in self._night:
+            raise KeyError(run_id)
+        steps = self._of_night(self._night[run_id]).get(run_id)
+        if steps is None:
+            raise KeyError(run_id)
+        return steps
+
+    def __iter__(self) -> Iterator[str]:
+        return (r for r in self._night if r in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _pairs(
@@ -225,10 +268,6 @@ def load_site_data(
     con.execute(load_sql("run_resolved"))  # the table macro site_runs and site_nightly read
     runs = _rows(con, "site_runs")
     runs_by_id = {r["run_id"]: r for r in runs}
-    steps: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    chosen = {"every_night": step_nights is None, "nights": sorted(step_nights or ())}
-    for step in _rows(con, "site_steps", chosen):
-        steps[step["run_id"]].append(step)
     wanted = list(compare) if compare else [(baseline_label, candidate_label)]
     comparisons = [_comparison(con, runs_by_id, b, c) for b, c in wanted]
     main = comparisons[0]
@@ -237,7 +276,7 @@ def load_site_data(
         candidate_label=main.candidate_label,
         runs=runs,
         runs_by_id=runs_by_id,
-        steps=dict(steps),
+        steps=NightSteps(con, runs_by_id, step_nights),
         nightly=_rows(con, "site_nightly"),
         pairs=main.pairs,
         unpaired=main.unpaired,
