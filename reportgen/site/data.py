@@ -16,7 +16,7 @@ from reportgen.divergence import run_text
 from reportgen.divergence.compare import Comparison as Evaluation
 from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.records import PairRecord
-from reportgen.evaluation import evaluate_labels
+from reportgen.evaluation import Judging, evaluate_labels, judged
 from reportgen.site import paths
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
@@ -193,9 +193,7 @@ def _pairs(
     latest = None
     if every.pairs:
         night = max(runs_by_id[p["baseline_run_id"]]["batch"] for p in every.pairs)
-        latest = evaluate_labels(
-            con, base, cand, baseline_batch=night, candidate_batch=night, with_steps=False
-        )
+        latest = _latest_night(con, every, runs_by_id, base, cand, night)
     infos: list[PairInfo] = []
     # pairs sharing suite, task, night and trial are numbered in order (never parsed back out
     # of the pair id: a task id may hold "~" itself)
@@ -223,6 +221,41 @@ def _pairs(
             )
         )
     return infos, every.unpaired, latest
+
+
+def _latest_night(
+    con: duckdb.DuckDBPyConnection,
+    every: Evaluation,
+    runs_by_id: dict[str, dict[str, Any]],
+    base: str,
+    cand: str,
+    night: str,
+) -> Evaluation:
+    """``night`` evaluated as ``gate --batch NIGHT`` evaluates it. Its pairs are those of the
+    every-night evaluation ``every`` on that night, so they are judged again, not computed
+    again; only a night where a task has two baseline runs or more (whose A/A divergence is
+    the task's noise floor, a pair of baseline runs ``every`` did not compute) is evaluated
+    anew."""
+    pairs = [p for p in every.pairs if runs_by_id[p["baseline_run_id"]]["batch"] == night]
+    keys = {
+        p["pair_id"]: f"{runs_by_id[p['baseline_run_id']]['suite']}/{p['task_id']}" for p in pairs
+    }
+    runs_of_task: dict[str, set[str]] = defaultdict(set)
+    for p in pairs:
+        runs_of_task[keys[p["pair_id"]]].add(p["baseline_run_id"])
+    if any(len(ids) > 1 for ids in runs_of_task.values()):
+        return evaluate_labels(
+            con, base, cand, baseline_batch=night, candidate_batch=night, with_steps=False
+        )
+    judging = Judging()
+    latest = Evaluation(
+        pairs,
+        [u for u in every.unpaired if u.batch == night],
+        every.paired_by,
+        list(judging.thresholds),
+        task_keys=keys,
+    )
+    return judged(latest, judging)
 
 
 def _suite_notes(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
