@@ -5,7 +5,7 @@ pairs, metrics and verdicts are never assembled here."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -16,7 +16,7 @@ from reportgen.divergence import run_text
 from reportgen.divergence.compare import Comparison as Evaluation
 from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.records import PairRecord
-from reportgen.evaluation import evaluate_labels
+from reportgen.evaluation import Judging, evaluate_labels, judged
 from reportgen.site import paths
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
@@ -68,7 +68,7 @@ class SiteData:
     candidate_label: str
     runs: list[dict[str, Any]]
     runs_by_id: dict[str, dict[str, Any]]
-    steps: dict[str, list[dict[str, Any]]]
+    steps: Mapping[str, list[dict[str, Any]]]  # run id -> steps (NightSteps: read on demand)
     nightly: list[dict[str, Any]]
     pairs: list[PairInfo]
     unpaired: list[Unpaired]
@@ -138,6 +138,49 @@ def _rows(
     return result
 
 
+class NightSteps(Mapping[str, list[dict[str, Any]]]):
+    """Each run's steps (site_steps.sql), read from the archive a night at a time when a
+    page of that night first asks: an incremental build renders the pages of the new night
+    only, so it reads that night's steps, not every kept night's. Runs of nights without step
+    pages (``step_nights``, retention.py) have none. The connection stays open while pages
+    are built (build_site)."""
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        runs_by_id: Mapping[str, Mapping[str, Any]],
+        step_nights: Collection[str] | None,
+    ) -> None:
+        self._con = con
+        self._night = {run_id: run["batch"] for run_id, run in runs_by_id.items()}
+        self._nights = None if step_nights is None else set(step_nights)
+        self._read: dict[str | None, dict[str, list[dict[str, Any]]]] = {}
+
+    def _of_night(self, night: str | None) -> dict[str, list[dict[str, Any]]]:
+        held = self._read.get(night, None)
+        if held is None:
+            held = self._read[night] = defaultdict(list)
+            if self._nights is None or night in self._nights:
+                params = {"nights": [] if night is None else [night], "no_night": night is None}
+                for step in _rows(self._con, "site_steps", params):
+                    held[step["run_id"]].append(step)
+        return held
+
+    def __getitem__(self, run_id: str) -> list[dict[str, Any]]:
+        if run_id not in self._night:
+            raise KeyError(run_id)
+        steps = self._of_night(self._night[run_id]).get(run_id)
+        if steps is None:
+            raise KeyError(run_id)
+        return steps
+
+    def __iter__(self) -> Iterator[str]:
+        return (r for r in self._night if r in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 def _pairs(
     con: duckdb.DuckDBPyConnection, runs_by_id: dict[str, dict[str, Any]], base: str, cand: str
 ) -> tuple[list[PairInfo], list[Unpaired], Evaluation | None]:
@@ -150,9 +193,7 @@ def _pairs(
     latest = None
     if every.pairs:
         night = max(runs_by_id[p["baseline_run_id"]]["batch"] for p in every.pairs)
-        latest = evaluate_labels(
-            con, base, cand, baseline_batch=night, candidate_batch=night, with_steps=False
-        )
+        latest = _latest_night(con, every, runs_by_id, base, cand, night)
     infos: list[PairInfo] = []
     # pairs sharing suite, task, night and trial are numbered in order (never parsed back out
     # of the pair id: a task id may hold "~" itself)
@@ -180,6 +221,41 @@ def _pairs(
             )
         )
     return infos, every.unpaired, latest
+
+
+def _latest_night(
+    con: duckdb.DuckDBPyConnection,
+    every: Evaluation,
+    runs_by_id: dict[str, dict[str, Any]],
+    base: str,
+    cand: str,
+    night: str,
+) -> Evaluation:
+    """``night`` evaluated as ``gate --batch NIGHT`` evaluates it. Its pairs are those of the
+    every-night evaluation ``every`` on that night, so they are judged again, not computed
+    again; only a night where a task has two baseline runs or more (whose A/A divergence is
+    the task's noise floor, a pair of baseline runs ``every`` did not compute) is evaluated
+    anew."""
+    pairs = [p for p in every.pairs if runs_by_id[p["baseline_run_id"]]["batch"] == night]
+    keys = {
+        p["pair_id"]: f"{runs_by_id[p['baseline_run_id']]['suite']}/{p['task_id']}" for p in pairs
+    }
+    runs_of_task: dict[str, set[str]] = defaultdict(set)
+    for p in pairs:
+        runs_of_task[keys[p["pair_id"]]].add(p["baseline_run_id"])
+    if any(len(ids) > 1 for ids in runs_of_task.values()):
+        return evaluate_labels(
+            con, base, cand, baseline_batch=night, candidate_batch=night, with_steps=False
+        )
+    judging = Judging()
+    latest = Evaluation(
+        pairs,
+        [u for u in every.unpaired if u.batch == night],
+        every.paired_by,
+        list(judging.thresholds),
+        task_keys=keys,
+    )
+    return judged(latest, judging)
 
 
 def _suite_notes(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
@@ -225,10 +301,6 @@ def load_site_data(
     con.execute(load_sql("run_resolved"))  # the table macro site_runs and site_nightly read
     runs = _rows(con, "site_runs")
     runs_by_id = {r["run_id"]: r for r in runs}
-    steps: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    chosen = {"every_night": step_nights is None, "nights": sorted(step_nights or ())}
-    for step in _rows(con, "site_steps", chosen):
-        steps[step["run_id"]].append(step)
     wanted = list(compare) if compare else [(baseline_label, candidate_label)]
     comparisons = [_comparison(con, runs_by_id, b, c) for b, c in wanted]
     main = comparisons[0]
@@ -237,7 +309,7 @@ def load_site_data(
         candidate_label=main.candidate_label,
         runs=runs,
         runs_by_id=runs_by_id,
-        steps=dict(steps),
+        steps=NightSteps(con, runs_by_id, step_nights),
         nightly=_rows(con, "site_nightly"),
         pairs=main.pairs,
         unpaired=main.unpaired,

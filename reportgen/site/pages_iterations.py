@@ -51,8 +51,11 @@ def same_backlog(a: Sequence[str], b: Sequence[str]) -> bool:
 
 
 def load_iterations(con: duckdb.DuckDBPyConnection) -> IterationData:
-    """Page data of every run with iteration records, and of every same-backlog pair."""
+    """Page data of every run with iteration records, and of every same-backlog pair (none,
+    without analysing anything, when the archive holds no iteration records)."""
     data = IterationData()
+    if not con.execute("SELECT EXISTS (FROM iterations)").fetchall()[0][0]:
+        return data
     runs = analyse(con)
     order: dict[str, list[str]] = {}
     for run in runs:
