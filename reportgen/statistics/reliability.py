@@ -17,13 +17,22 @@ import duckdb
 import numpy as np
 
 from reportgen._sql import load_sql
-from reportgen.gating.metrics import RELIABILITY_METRICS, ReliabilityMetric
+from reportgen.divergence.records import ReliabilityGate
+from reportgen.gating.metrics import (
+    RELIABILITY_METRICS,
+    ReliabilityMetric,
+    reliability_metric_for_gate,
+)
+from reportgen.gating.thresholds import Threshold
+from reportgen.gating.verdict import Violation, breaks
 from reportgen.statistics.methods import t_ppf
 
 __all__ = [
     "FAMILIES",
     "ReliabilityMeasure",
     "ReliabilityProfile",
+    "gate_reliability",
+    "profile_of",
     "reliability_profiles",
 ]
 
@@ -81,26 +90,31 @@ class ReliabilityProfile:
     label: str
     batch: str
     measures: tuple[ReliabilityMeasure, ...] = field(default_factory=tuple)
+    suite: str | None = None  # the one suite it covers (``by_suite``), None: every suite
 
     def get(self, name: str) -> ReliabilityMeasure | None:
         """The measure ``name`` (a :data:`RELIABILITY_METRICS` name), None without data."""
         return next((m for m in self.measures if m.name == name), None)
 
     def to_dict(self) -> dict[str, Any]:
+        suite = {} if self.suite is None else {"suite": self.suite}
         return {
             "label": self.label,
             "batch": self.batch,
+            **suite,
             "measures": [m.to_dict() for m in self.measures],
         }
 
 
-def _rows(con: duckdb.DuckDBPyConnection) -> list[tuple[Any, ...]]:
-    """Every family's rows: (label, batch, measure, n_tasks, mean, sd, trials)."""
+def _rows(
+    con: duckdb.DuckDBPyConnection, labels: list[str] | None, by_suite: bool
+) -> list[tuple[Any, ...]]:
+    """Every family's rows: (label, batch, scope, measure, n_tasks, mean, sd, trials)."""
     con.execute(load_sql("run_resolved"))
     con.execute(load_sql("reliability_runs"))
     rows: list[tuple[Any, ...]] = []
     for family in FAMILIES:
-        rows += con.execute(load_sql(family)).fetchall()
+        rows += con.execute(load_sql(family), {"labels": labels, "by_suite": by_suite}).fetchall()
     return rows
 
 
@@ -121,44 +135,46 @@ def reliability_profiles(
     labels: Iterable[str] | None = None,
     batches: Iterable[str] | None = None,
     alpha: float = 0.05,
+    by_suite: bool = False,
 ) -> list[ReliabilityProfile]:
     """The reliability profile of every (label, batch) of the archive on ``con`` (or of the
     ``labels`` and ``batches`` given), sorted by label then batch; a pair with no task of two
     or more clean runs has none. Intervals at ``1 - alpha``, clipped to each measure's
-    range."""
-    rows = _rows(con)
-    wanted_labels = None if labels is None else set(labels)
+    range. ``by_suite``: one profile per (label, batch, suite) instead (the suite pages)."""
+    chosen = None if labels is None else sorted(set(labels))
     wanted_batches = None if batches is None else set(batches)
     rows = [
-        r
-        for r in rows
-        if (wanted_labels is None or r[0] in wanted_labels)
-        and (wanted_batches is None or r[1] in wanted_batches)
+        r for r in _rows(con, chosen, by_suite) if wanted_batches is None or r[1] in wanted_batches
     ]
     if not rows:
         return []
-    means = np.array([float(r[4]) for r in rows])
-    sds = np.array([np.nan if r[5] is None else float(r[5]) for r in rows])
-    n = np.array([int(r[3]) for r in rows])
+    means = np.array([float(r[5]) for r in rows])
+    sds = np.array([np.nan if r[6] is None else float(r[6]) for r in rows])
+    n = np.array([int(r[4]) for r in rows])
     lows, highs = _intervals(means, sds, n, alpha)
-    found: dict[tuple[str, str], list[ReliabilityMeasure]] = {}
+    found: dict[tuple[str, str, str], list[ReliabilityMeasure]] = {}
     for row, low, high in zip(rows, lows.tolist(), highs.tolist(), strict=True):
-        metric = _METRICS[row[2]]
-        found.setdefault((row[0], row[1]), []).append(
+        metric = _METRICS[row[3]]
+        found.setdefault((row[0], row[1], row[2]), []).append(
             ReliabilityMeasure(
-                row[2],
-                float(row[4]),
+                row[3],
+                float(row[5]),
                 None if low != low else max(metric.low, low),
                 None if high != high else min(metric.high, high),
                 1.0 - alpha,
-                int(row[3]),
-                float(row[6]),
+                int(row[4]),
+                float(row[7]),
             )
         )
     order = {m.name: k for k, m in enumerate(RELIABILITY_METRICS)}
     return [
-        ReliabilityProfile(label, batch, tuple(sorted(ms, key=lambda m: order[m.name])))
-        for (label, batch), ms in sorted(found.items())
+        ReliabilityProfile(
+            label,
+            batch,
+            tuple(sorted(ms, key=lambda m: order[m.name])),
+            scope if by_suite else None,
+        )
+        for (label, batch, scope), ms in sorted(found.items())
     ]
 
 
@@ -167,3 +183,60 @@ def profile_of(
 ) -> ReliabilityProfile | None:
     """The profile of ``label`` over ``batch`` among ``profiles``, None when it has none."""
     return next((p for p in profiles if p.label == label and p.batch == batch), None)
+
+
+def gate_reliability(
+    baseline: Sequence[ReliabilityProfile],
+    candidate: Sequence[ReliabilityProfile],
+    thresholds: Sequence[Threshold],
+) -> ReliabilityGate:
+    """The ``--min-*`` reliability gates among ``thresholds`` judged on each of the
+    ``candidate`` label's profiles (one per night): a measure below its threshold fails (equal
+    passes); a gate with no measure to read (no night with two or more trials of a task, no
+    perturbed run for robustness) is listed as not evaluated. Both labels' profiles are kept
+    for the report."""
+    violations: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
+    for threshold in thresholds:
+        try:
+            metric = reliability_metric_for_gate(threshold.gate)
+        except KeyError:
+            continue
+        measures = [(p, p.get(metric.name)) for p in candidate]
+        if not any(m is not None for _, m in measures):
+            subject = ", ".join(f"{p.label} @ {p.batch}" for p in candidate) or "the candidate"
+            unknown.append(
+                Violation(
+                    metric.gate.name, metric.name, None, threshold.value, threshold.source,
+                    subject, f"{metric.label}: no data for {subject} (too few repeats)",
+                ).to_dict()
+            )  # fmt: skip
+            continue
+        for profile, measure in measures:
+            if measure is None or not breaks(metric.gate, measure.estimate, threshold.value):
+                continue
+            where = f"{profile.label} @ {profile.batch}"
+            few = ", too few repeats" if measure.too_few_repeats else ""
+            message = (
+                f"{metric.gate.name}: {where}: {metric.label} {measure.estimate:.3g} < "
+                f"{threshold.value:g} (from {threshold.source}; {measure.n_tasks} tasks, "
+                f"{measure.trials:g} trials per task{few})"
+            )
+            details = (
+                ("label", profile.label),
+                ("batch", profile.batch),
+                ("n_tasks", measure.n_tasks),
+                ("too_few_repeats", measure.too_few_repeats),
+            )
+            violations.append(
+                Violation(
+                    metric.gate.name, metric.name, measure.estimate, threshold.value,
+                    threshold.source, where, message, details,
+                ).to_dict()
+            )  # fmt: skip
+    return {
+        "baseline": [p.to_dict() for p in baseline],
+        "candidate": [p.to_dict() for p in candidate],
+        "violations": violations,
+        "not_evaluated": unknown,
+    }

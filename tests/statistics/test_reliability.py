@@ -216,3 +216,41 @@ def test_sql_matches_the_python_reference(runs: list[Run]) -> None:
             low = m.metric.low
             assert low <= m.estimate <= 1.0
             assert m.ci_low is None or low <= m.ci_low <= m.estimate <= (m.ci_high or 0) <= 1.0
+
+
+def test_by_suite_one_profile_per_suite() -> None:
+    runs = _outcomes("a", 4, 4) + [
+        Run(r.task, r.trial, r.success, suite="s2") for r in _outcomes("a", 2, 4)
+    ]
+    (whole,) = reliability_profiles(archive(runs))
+    assert whole.suite is None and _estimate(whole, "outcome_consistency") == 0.5
+    per = reliability_profiles(archive(runs), by_suite=True)
+    assert [(p.suite, _estimate(p, "outcome_consistency")) for p in per] == [
+        ("s", 1.0),
+        ("s2", 0.0),
+    ]
+    assert per[0].to_dict()["suite"] == "s"
+
+
+def test_gate_reliability_fails_below_passes_equal_and_lists_no_data() -> None:
+    from reportgen.gating.thresholds import Threshold
+    from reportgen.statistics.reliability import gate_reliability
+
+    runs = _outcomes("a", 2, 4) + _outcomes("b", 4, 4)  # outcome consistency 0.5
+    profiles = reliability_profiles(archive(runs))
+    flag = "--min-outcome-consistency"
+    below = gate_reliability([], profiles, [Threshold("outcome_consistency", 0.6, flag)])
+    (violation,) = below["violations"]
+    assert violation["value"] == 0.5 and violation["label"] == "a" and violation["batch"] == "n1"
+    assert violation["message"] == (
+        "outcome_consistency: a @ n1: outcome consistency 0.5 < 0.6 "
+        "(from --min-outcome-consistency; 2 tasks, 4 trials per task)"
+    )
+    equal = gate_reliability([], profiles, [Threshold("outcome_consistency", 0.5, flag)])
+    assert equal["violations"] == [] and equal["not_evaluated"] == []
+    robust = gate_reliability([], profiles, [Threshold("robustness", 0.0, "--min-robustness")])
+    (unknown,) = robust["not_evaluated"]
+    assert robust["violations"] == [] and unknown["gate"] == "robustness"
+    assert [p["label"] for p in robust["candidate"]] == ["a"]
+    other = gate_reliability([], profiles, [Threshold("max_loops", 0.0, "--max-loops")])
+    assert other["violations"] == other["not_evaluated"] == []

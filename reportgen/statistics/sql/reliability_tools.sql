@@ -1,13 +1,15 @@
 -- reliability_tools: distributional trajectory consistency per label and night (tool use).
 -- Grain: one row per (label, batch) with at least one task of two or more clean runs.
--- Needs: macro rg_reliability_runs() (reliability_runs.sql); archive table steps (type 'tool',
---   action the tool's name).
+-- Needs: macro rg_reliability_runs() (reliability_runs.sql); parameters $labels, $by_suite;
+--   archive table steps (type 'tool', action the tool's name).
 -- The mean over tasks of 1 - the mean Jensen-Shannon distance (base 2) between its clean runs'
 -- tool-call frequency distributions, over every pair of those runs.
 -- Two runs without tool calls are at distance 0, one with and one without at 1. Columns as in
 -- reliability_outcomes.sql.
 WITH clean AS (
-    SELECT run_id, label, batch, suite, task_id FROM rg_reliability_runs() WHERE NOT perturbed
+    SELECT run_id, label, batch, scope, suite, task_id
+    FROM rg_reliability_runs($labels, $by_suite)
+    WHERE NOT perturbed
 ),
 
 counts AS (
@@ -30,7 +32,7 @@ flagged AS (
 
 pairs AS (
     SELECT
-        a.label, a.batch, a.suite, a.task_id,
+        a.label, a.batch, a.scope, a.suite, a.task_id,
         a.run_id AS run_a, b.run_id AS run_b,
         a.has_tools AS tools_a, b.has_tools AS tools_b
     FROM flagged AS a
@@ -67,7 +69,7 @@ js AS (
 
 distances AS (
     SELECT
-        pr.label, pr.batch, pr.suite, pr.task_id,
+        pr.label, pr.batch, pr.scope, pr.suite, pr.task_id, pr.run_a, pr.run_b,
         CASE
             WHEN NOT pr.tools_a AND NOT pr.tools_b THEN 0.0
             WHEN NOT pr.tools_a OR NOT pr.tools_b THEN 1.0
@@ -79,21 +81,21 @@ distances AS (
 
 tasks AS (
     SELECT
-        label, batch, suite, task_id,
+        label, batch, scope, suite, task_id,
         -- n runs give n (n - 1) / 2 pairs: n from the pair count
         CAST(round((1.0 + sqrt(1.0 + 8.0 * count(*))) / 2.0) AS BIGINT) AS n,
-        1.0 - avg(distance) AS c
+        1.0 - avg(distance ORDER BY run_a, run_b) AS c
     FROM distances
-    GROUP BY label, batch, suite, task_id
+    GROUP BY label, batch, scope, suite, task_id
 )
 
 SELECT
-    label, batch,
+    label, batch, scope,
     'tool_consistency' AS measure,
     count(*) AS n_tasks,
     avg(c ORDER BY suite, task_id) AS mean,
-    stddev_samp(c) AS sd,
+    stddev_samp(c ORDER BY suite, task_id) AS sd,
     median(n) AS trials
 FROM tasks
-GROUP BY label, batch
-ORDER BY label, batch;
+GROUP BY label, batch, scope
+ORDER BY label, batch, scope;
