@@ -1,9 +1,11 @@
 -- reliability_outcomes: outcome consistency per label and night: the mean over tasks of
 --   1 - 4 p (1 - p), p the share of a task's scored clean trials that passed.
--- Grain: one row per (label, batch) with at least one task of two or more scored clean trials.
+-- Grain: one row per (label, batch, scope) with at least one task of two or more scored clean
+--   trials.
 -- Needs: macro rg_reliability_runs() (reliability_runs.sql); parameters $labels, $by_suite.
--- Columns: measure, n_tasks, mean, sd (over tasks, NULL for one task), trials (median trials
--- per task counted). A task is its (suite, task_id).
+-- Columns: label, batch, scope (the suite with $by_suite, else ''), measure, n_tasks, mean,
+-- sd (over tasks, NULL for one task), trials (median trials per task counted). A task is its
+-- (suite, task_id).
 WITH tasks AS (
     SELECT
         label, batch, scope, suite, task_id,

@@ -1,6 +1,6 @@
 -- reliability_resources: resource consistency per label and night, of cost, tokens, latency.
--- Grain: one row per (label, batch, measure) with at least one task of two or more clean runs
---   that give the resource, their mean above 0.
+-- Grain: one row per (label, batch, scope, measure) with at least one task of two or more
+--   clean runs that give the resource, their mean above 0.
 -- Needs: macro rg_reliability_runs() (reliability_runs.sql); parameters $labels, $by_suite.
 -- Each the mean over tasks of 1 - min(CV, 1), CV the coefficient of variation (sample standard
 -- deviation / mean) of the resource over a task's clean runs.

@@ -1,6 +1,6 @@
 -- reliability_robustness: robustness per label and night: the mean over tasks of the paired
 --   change in success, perturbed runs' pass share minus clean runs' pass share of the task.
--- Grain: one row per (label, batch) with at least one task that has both a scored perturbed
+-- Grain: one row per (label, batch, scope) with at least one task that has both a scored perturbed
 --   and a scored clean run.
 -- Needs: macro rg_reliability_runs() (reliability_runs.sql); parameters $labels, $by_suite.
 -- Columns as in reliability_outcomes.sql; trials is the median over tasks of the smaller of the

@@ -1,5 +1,5 @@
 -- reliability_tools: distributional trajectory consistency per label and night (tool use).
--- Grain: one row per (label, batch) with at least one task of two or more clean runs.
+-- Grain: one row per (label, batch, scope) with at least one task of two or more clean runs.
 -- Needs: macro rg_reliability_runs() (reliability_runs.sql); parameters $labels, $by_suite;
 --   archive table steps (type 'tool', action the tool's name).
 -- The mean over tasks of 1 - the mean Jensen-Shannon distance (base 2) between its clean runs'
