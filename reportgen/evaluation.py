@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -19,6 +19,9 @@ from reportgen.statistics import attach_statistics
 from reportgen.statistics.headline import gates_sentence, headline
 from reportgen.statistics.report import level_text
 from reportgen.statistics.summary import ALPHA
+
+if TYPE_CHECKING:
+    from reportgen.statistics.reliability import ReliabilityProfile
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ def evaluate_labels(
     ``label_level`` off: the pairs and their gates only, no statistics over the tasks nor
     headline (a site's every-night view, whose nights are judged one by one)."""
     comparison = compare_labels(con, baseline_label, candidate_label, judging.thresholds, **options)
+    if label_level and options.get("engine") is None:
+        _reliability(con, comparison, baseline_label, candidate_label, judging, options)
     if judging.min_convergence is not None:
         from reportgen.convergence.gate import gate_convergence
 
@@ -74,6 +79,29 @@ def evaluate_labels(
             batch=batch,
         )
     return judged(comparison, judging) if label_level else comparison
+
+
+def _reliability(
+    con: duckdb.DuckDBPyConnection,
+    comparison: Comparison,
+    baseline_label: str,
+    candidate_label: str,
+    judging: Judging,
+    options: Mapping[str, Any],
+) -> None:
+    """Both labels' reliability profiles over the compared nights (every night of a label
+    when no batch is chosen) on ``comparison``, the ``--min-*`` reliability gates judged on
+    the candidate's."""
+    from reportgen.statistics.reliability import gate_reliability, reliability_profiles
+
+    def of(label: str, batch: str | None) -> list[ReliabilityProfile]:
+        return reliability_profiles(con, labels=[label], batches=None if batch is None else [batch])
+
+    comparison.reliability = gate_reliability(
+        of(baseline_label, options.get("baseline_batch")),
+        of(candidate_label, options.get("candidate_batch")),
+        judging.thresholds,
+    )
 
 
 def judged(comparison: Comparison, judging: Judging) -> Comparison:
@@ -122,6 +150,8 @@ def violations_in_words(comparison: Comparison) -> list[str]:
         lines += [
             f"convergence: {term_text(v['message'])}" for v in comparison.convergence["violations"]
         ]
+    if comparison.reliability is not None:
+        lines += [v["message"] for v in comparison.reliability["violations"]]
     stats = comparison.statistics
     if stats is None:
         return lines

@@ -80,9 +80,9 @@ def make_app(only: str | None = None) -> typer.Typer:
 
 def _with_gates(command: Any) -> Any:
     from reportgen.cli.options import with_gate_options
-    from reportgen.gating.metrics import label_gates, pair_gates
+    from reportgen.gating.metrics import label_gates, pair_gates, reliability_gates
 
-    return with_gate_options(lambda: (*pair_gates(), *label_gates()))(command)
+    return with_gate_options(lambda: (*pair_gates(), *label_gates(), *reliability_gates()))(command)
 
 
 app: typer.Typer

@@ -35,6 +35,7 @@ from reportgen.divergence.records import (
     DiffRows,
     LabelStatistics,
     PairRecord,
+    ReliabilityGate,
     RunOutcome,
 )
 from reportgen.divergence.reference import argument_diff
@@ -63,6 +64,8 @@ class Comparison:
     paired_by: tuple[str, ...] = LABEL_KEYS  # the keys that paired the runs (PAIR_KEYS)
     thresholds: list[Threshold] = field(default_factory=list)
     convergence: ConvergenceGate | None = None  # the --min-convergence gate, when applied
+    # the two labels' reliability profiles and the --min-* reliability gates (archives only)
+    reliability: ReliabilityGate | None = None
     task_keys: dict[str, str] = field(default_factory=dict)
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # task key -> baseline A/A TDI
     statistics: LabelStatistics | None = None  # reportgen.statistics.attach_statistics
@@ -90,10 +93,16 @@ class Comparison:
         return bool(self.thresholds) or on_regression or self.convergence is not None
 
     @property
+    def reliability_violations(self) -> list[dict[str, Any]]:
+        """The ``--min-*`` reliability gates the candidate's profile broke."""
+        return [] if self.reliability is None else list(self.reliability["violations"])
+
+    @property
     def passed(self) -> bool:
         converged = self.convergence is None or not self.convergence["violations"]
         label_level = not self.label_violations and not self.failing_regressions
-        return converged and label_level and all(pair["passed"] for pair in self.pairs)
+        reliable = not self.reliability_violations
+        return converged and label_level and reliable and all(p["passed"] for p in self.pairs)
 
     def to_json(self) -> dict[str, Any]:
         """One pair: the pair's contract at top level (plus the label-level ``summary`` when
@@ -101,7 +110,11 @@ class Comparison:
         are written as JSON text, STEP_BATCH pairs at a time, as ``pairs`` is written (see
         reportgen.strict_json.iter_json): each pair one compact line."""
         applied = [t.to_dict() for t in self.thresholds]
-        extra = {} if self.convergence is None else {"convergence": self.convergence}
+        extra: dict[str, Any] = (
+            {} if self.convergence is None else {"convergence": self.convergence}
+        )
+        if self.reliability is not None:
+            extra["reliability"] = self.reliability
         if len(self.pairs) == 1 and not self.unpaired:
             pair: dict[str, Any] = dict(self.pairs[0])
             if self.step_json is not None:
@@ -129,6 +142,7 @@ class Comparison:
         groups = len(self.convergence["violations"]) if self.convergence else 0
         what = [f"{len(failed)} pair(s) failed a gate"] if failed else []
         what += [f"{groups} group(s) did not converge"] if groups else []
+        what += [v["message"] for v in self.reliability_violations]
         what += [
             f"{v['gate']} {v['value']:.3g} > {v['threshold']:g} (from {v['source']})"
             for v in self.label_violations

@@ -161,6 +161,18 @@ class ConvergenceGate(TypedDict):
     violations: list[dict[str, Any]]
 
 
+class ReliabilityGate(TypedDict):
+    """The reliability profiles of a comparison's two labels over the compared nights
+    (:mod:`reportgen.statistics.reliability`, each profile's ``to_dict``), the ``--min-*``
+    reliability gates judged on the candidate's (violations as
+    :class:`reportgen.gating.verdict.Violation` dicts) and those it had no data for."""
+
+    baseline: list[dict[str, Any]]
+    candidate: list[dict[str, Any]]
+    violations: list[dict[str, Any]]
+    not_evaluated: list[dict[str, Any]]
+
+
 @dataclass(frozen=True, slots=True)
 class DiffRows:
     """The step_diffs rows of many pairs as arrays, not dicts (``compare --json`` writes them

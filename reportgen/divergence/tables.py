@@ -13,6 +13,7 @@ from reportgen.divergence.records import PairRecord
 from reportgen.escape import md_code, md_text, term_text
 from reportgen.gating import pair_metrics
 from reportgen.gating.metrics import LABEL_METRICS
+from reportgen.gating.thresholds import gate_by_name
 
 #: Pair rows shown at most: at a terminal, and in Markdown (GitHub caps a PR comment at
 #: 65,536 characters and a job summary at 1 MiB). Failed pairs come first; --json has all.
@@ -82,8 +83,13 @@ def _more_line(rest: Sequence[PairRecord]) -> str | None:
 def thresholds_line(comparison: Comparison) -> str:
     if not comparison.thresholds:
         return "No gates set (pass --max-divergence, --max-loops, ... or a reportgen.toml [cli] section)."
+
+    def side(gate: str) -> str:  # a min gate (--min-outcome-consistency) fails below
+        return "<" if gate_by_name(gate).bound == "min" else ">"
+
     return "Gates: " + "; ".join(
-        f"{t.gate} > {t.value:g} fails (from {t.source})" for t in comparison.thresholds
+        f"{t.gate} {side(t.gate)} {t.value:g} fails (from {t.source})"
+        for t in comparison.thresholds
     )
 
 

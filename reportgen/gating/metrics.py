@@ -455,6 +455,90 @@ LABEL_METRICS: tuple[LabelMetric, ...] = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class ReliabilityMetric:
+    """One measure of a label's reliability profile: how consistent its repeated runs (trials)
+    of the same tasks are over one night (:mod:`reportgen.statistics.reliability`), each a
+    mean over the tasks with a t interval. ``gate`` is its ``--min-*`` threshold on the
+    candidate label's own estimate for the compared night (``compare --db`` and ``gate``);
+    ``min_trials`` the repeats per task (median over the tasks) below which the measure means
+    little: the profile then says "too few repeats". ``low``..``high`` is its range; higher
+    is always more reliable."""
+
+    name: str
+    label: str
+    gate: Gate
+    min_trials: int
+    definition: str
+    low: float = 0.0
+    high: float = 1.0
+
+
+def _min_gate(name: str, what: str, low: float = 0.0) -> Gate:
+    return Gate(
+        name,
+        "--min-" + name.replace("_", "-"),
+        "min_" + name,
+        f"Fail (exit 3) when the candidate label's {what} over the compared night's tasks is "
+        f"below this ({low:g}..1; equal passes; docs/statistics.md, Reliability profile).",
+        keyword="min_" + name,
+        bound="min",
+        low=low,
+        high=1.0,
+        metavar="FLOAT",
+    )
+
+
+#: The reliability profile's measures, in report order (one declaration each, gates included).
+RELIABILITY_METRICS: tuple[ReliabilityMetric, ...] = (
+    ReliabilityMetric(
+        "outcome_consistency", "outcome consistency",
+        _min_gate("outcome_consistency", "outcome consistency"), 4,
+        f"Outcome consistency: 1 {MINUS} the mean over tasks of 4 p (1 {MINUS} p), p the share of "
+        "a task's trials that passed; 1 every task all-or-nothing, 0 every task a coin flip."),
+    ReliabilityMetric(
+        "tool_consistency", "tool-use consistency",
+        _min_gate("tool_consistency", "tool-use consistency"), 3,
+        f"Tool-use consistency: 1 {MINUS} the mean Jensen{MINUS}Shannon distance (base 2) between "
+        "the tool-call frequencies of a task's trials, over every pair of trials, averaged "
+        "over tasks; 1 every trial calls the same tools as often."),
+    ReliabilityMetric(
+        "cost_consistency", "cost consistency",
+        _min_gate("cost_consistency", "cost consistency"), 3,
+        f"Cost consistency: 1 {MINUS} the coefficient of variation of a task's cost over its "
+        "trials (capped at 1), averaged over tasks; 1 every trial costs the same."),
+    ReliabilityMetric(
+        "token_consistency", "token consistency",
+        _min_gate("token_consistency", "token consistency"), 3,
+        f"Token consistency: 1 {MINUS} the coefficient of variation of a task's tokens over its "
+        "trials (capped at 1), averaged over tasks."),
+    ReliabilityMetric(
+        "latency_consistency", "latency consistency",
+        _min_gate("latency_consistency", "latency consistency"), 3,
+        f"Latency consistency: 1 {MINUS} the coefficient of variation of a task's latency over "
+        "its trials (capped at 1), averaged over tasks."),
+    ReliabilityMetric(
+        "robustness", "robustness",
+        _min_gate("robustness", "robustness (perturbed minus clean pass share)", low=-1.0), 2,
+        "Robustness: the mean over tasks of the pass share of the task's perturbed runs "
+        f"(meta.perturbation set) {MINUS} that of its clean runs; 0 unaffected, {MINUS}1 every "
+        "clean pass broken by the perturbation.", low=-1.0),
+)  # fmt: skip
+
+
+def reliability_gates() -> tuple[Gate, ...]:
+    """The ``--min-*`` gates of the reliability profile (``compare --db``, ``gate``, [cli])."""
+    return tuple(m.gate for m in RELIABILITY_METRICS)
+
+
+def reliability_metric_for_gate(name: str) -> ReliabilityMetric:
+    """The reliability measure behind gate ``name``."""
+    for metric in RELIABILITY_METRICS:
+        if metric.gate.name == name:
+            return metric
+    raise KeyError(name)
+
+
 M = TypeVar("M", PairMetric, LabelMetric)
 
 
@@ -520,7 +604,7 @@ ITERATION_GATES: tuple[Gate, ...] = (
     MAX_TOOL_ERROR_RATE,
     FAIL_ON_THRASH,
 )
-OTHER_GATES: tuple[Gate, ...] = (MIN_CONVERGENCE, *ITERATION_GATES)
+OTHER_GATES: tuple[Gate, ...] = (MIN_CONVERGENCE, *ITERATION_GATES, *reliability_gates())
 
 
 def pair_metrics() -> tuple[PairMetric, ...]:

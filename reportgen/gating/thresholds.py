@@ -20,6 +20,7 @@ from reportgen.gating.metrics import (
     label_gates,
     metric_for_gate,
     pair_gates,
+    reliability_gates,
 )
 
 CONFIG_FILES = ("reportgen.toml", "pyproject.toml")
@@ -132,10 +133,12 @@ def section_of(command: Command) -> Section:
 def command_gates(command: Command) -> tuple[Gate, ...]:
     """The gates ``command`` applies, each from its flag (keyword) over its config key."""
     pair_level = (*pair_gates(), *label_gates())
-    if command in ("compare", "build", "assertions"):
+    if command in ("build", "assertions"):
         return pair_level
+    if command == "compare":
+        return (*pair_level, *reliability_gates())
     if command == "gate":
-        return (*pair_level, MIN_CONVERGENCE)
+        return (*pair_level, *reliability_gates(), MIN_CONVERGENCE)
     if command == "converge":
         return (MIN_CONVERGENCE,)
     return ITERATION_GATES

@@ -11,7 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reportgen.gating.metrics import Gate, errored, label_gates, metric_for_gate
+from reportgen.gating.metrics import (
+    Gate,
+    errored,
+    label_gates,
+    metric_for_gate,
+    reliability_gates,
+)
 from reportgen.gating.thresholds import Threshold
 
 
@@ -72,11 +78,17 @@ def violation(
     return Violation(gate, metric, value, threshold.value, threshold.source, subject)
 
 
+def _label_level() -> set[str]:
+    """The gates judged over a label's tasks, not per pair: the label-level metrics' and the
+    reliability profile's."""
+    return {g.name for g in (*label_gates(), *reliability_gates())}
+
+
 def judge(pair: Mapping[str, Any], thresholds: Sequence[Threshold]) -> Verdict:
     """The verdict for one pair: a violation for every value beyond its threshold. A pair with
     a run the infrastructure ended is judged on no gate (each is listed as not evaluated)."""
     verdict = Verdict()
-    label_level = {g.name for g in label_gates()}  # judged over the tasks, not per pair
+    label_level = _label_level()  # judged over the tasks, not per pair
     not_scored = errored(pair)
     for threshold in thresholds:
         if threshold.gate in label_level:
@@ -100,7 +112,7 @@ def verdicts_by_metric(pair: Mapping[str, Any], thresholds: Sequence[Threshold])
     verdict = judge(pair, thresholds)
     failed = {v["gate"] for v in verdict.violations}
     unknown = {u["gate"] for u in verdict.unknown}
-    label_level = {g.name for g in label_gates()}
+    label_level = _label_level()
     return {
         metric_for_gate(t.gate).key: t.gate not in failed
         for t in thresholds

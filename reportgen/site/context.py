@@ -220,6 +220,8 @@ class HistoryPage(Page):
     convergence: list[dict[str, Any]] = field(default_factory=list)
     notes: list[Markup] = field(default_factory=list)
     night_verdicts: list[dict[str, Any]] = field(default_factory=list)  # significant, per night
+    reliability: list[dict[str, Any]] = field(default_factory=list)  # pages_reliability rows
+    reliability_columns: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from reportgen.site import paths
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
 from reportgen.spend import SpendReport, avoidable_spend
+from reportgen.statistics.reliability import ReliabilityProfile, reliability_profiles
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +84,7 @@ class SiteData:
     comparisons: list[Comparison] = field(default_factory=list)
     chosen_by: str = ""  # how the comparisons were chosen, in words for the index
     redact_notes: bool = True  # README notes redacted after rendering too (build's policy)
+    reliability: list[ReliabilityProfile] = field(default_factory=list)  # per suite, label, night
 
     def for_comparison(self, comparison: Comparison) -> SiteData:
         """This data with ``comparison`` as its baseline/candidate (nothing copied)."""
@@ -324,4 +326,5 @@ def load_site_data(
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)
     data.spend = avoidable_spend(con)
+    data.reliability = reliability_profiles(con, by_suite=True)
     return data

@@ -117,6 +117,44 @@ def _archive(folder: Path) -> list[str]:
     return ["--db", str(db)]
 
 
+def _repeats(folder: Path) -> list[str]:
+    """An archive of one night: both labels ran two tasks four times each; the candidate
+    passes half its trials of each task (outcome consistency 0), calls other tools each trial
+    (tool-use consistency 0.15), spends 1, 10, 100, 1000 times a unit (cost, token and latency
+    consistency 0), and fails a perturbed fifth run of each (robustness -0.5)."""
+    files = []
+    for label in ("baseline", "candidate"):
+        runs = []
+        for task in ("t1", "t2"):
+            for trial in range(5):
+                ok = label == "baseline" or trial % 2 == 0
+                tools = (
+                    ["a"] if label == "baseline" else [["a"], ["b"], ["a", "b"], ["c"]][trial % 4]
+                )
+                scale = 1 if label == "baseline" else 10 ** (trial % 4)
+                steps = [
+                    {
+                        "type": "tool",
+                        "action": t,
+                        "status": "ok",
+                        "cost_usd": 0.001 * scale,
+                        "tokens_in": 10 * scale,
+                        "latency_ms": 100 * scale,
+                    }
+                    for t in tools
+                ]
+                meta = {"perturbation": "typo"} if trial == 4 else {}
+                runs.append({"task_id": task, "label": label, "batch": "2026-11-28",
+                             "trial": trial, "success": ok and trial < 4, "steps": steps,
+                             "meta": meta})  # fmt: skip
+        path = folder / f"{label}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in runs), encoding="utf-8")
+        files.append(path)
+    db = folder / "r.duckdb"
+    ingest(files, db)
+    return ["--db", str(db)]
+
+
 def _outputs(folder: Path) -> list[str]:
     """Three outputs of one task for ``converge`` (convergence_score 0.266)."""
     path = folder / "runs.json"
@@ -134,6 +172,7 @@ INPUTS: dict[str, Callable[[Path], list[str]]] = {
     "pair": _pair,
     "outcomes": _outcomes,
     "archive": _archive,
+    "repeats": _repeats,
     "errors": _errors,
     "outputs": _outputs,
     "loop": _loop,
@@ -230,6 +269,15 @@ CLI_CASES: dict[str, tuple[Case, ...]] = {
             observe=success_rate_verdict,
         ),
     ),
+    "min_outcome_consistency": (
+        _gate("compare", "min_outcome_consistency", "0.5", "repeats"),
+        _gate("gate", "min_outcome_consistency", "0.5", "repeats"),
+    ),
+    "min_tool_consistency": (_gate("gate", "min_tool_consistency", "0.9", "repeats"),),
+    "min_cost_consistency": (_gate("gate", "min_cost_consistency", "0.5", "repeats"),),
+    "min_token_consistency": (_gate("compare", "min_token_consistency", "0.5", "repeats"),),
+    "min_latency_consistency": (_gate("gate", "min_latency_consistency", "0.5", "repeats"),),
+    "min_robustness": (_gate("gate", "min_robustness", "0", "repeats"),),
     "min_convergence": (
         _gate("gate", "min_convergence", "0.9", "archive"),
         _gate("converge", "min_convergence", "0.99", "outputs"),
