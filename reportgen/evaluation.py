@@ -64,7 +64,7 @@ def evaluate_labels(
     ``label_level`` off: the pairs and their gates only, no statistics over the tasks nor
     headline (a site's every-night view, whose nights are judged one by one)."""
     comparison = compare_labels(con, baseline_label, candidate_label, judging.thresholds, **options)
-    if label_level and options.get("engine") is None:
+    if label_level:  # DuckDB SQL over the archive's tables, whichever engine paired the runs
         _reliability(con, comparison, baseline_label, candidate_label, judging, options)
     if judging.min_convergence is not None:
         from reportgen.convergence.gate import gate_convergence
