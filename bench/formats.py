@@ -31,6 +31,7 @@ from pathlib import Path
 import duckdb
 
 from reportgen.archive.connection import connect
+from reportgen.errors import InputError
 from reportgen.formats.base import STAGE_TABLES, Format, StageOptions
 from reportgen.formats.registry import adapters
 from reportgen.formats.source import SourceFile, is_input_file, measure
@@ -47,6 +48,7 @@ FOLDERS = {
     "atif": ["atif", "atif-v1.7"],
     "harbor": ["harbor-jobs"],
     "swe-bench-harness": ["swe-bench-harness"],
+    "inspect-scout": ["inspect-scout"],
     "langsmith": ["langsmith"],
     "otel": ["otel-genai", ROOT / "tests" / "formats" / "fixtures" / "otel"],
 }
@@ -75,7 +77,10 @@ def sources_for(fmt: Format, data: Path, limit: int) -> list[SourceFile]:
         base = folder if isinstance(folder, Path) else data / folder
         for path in sorted(base.rglob("*")):
             if path.is_file() and is_input_file(path):
-                source = measure(path, str(path), limit)
+                try:
+                    source = measure(path, str(path), limit)
+                except InputError:  # e.g. a scan's empty _errors.jsonl, read with its _scan.json
+                    continue
                 if fmt.detect(source):
                     found.append(source)
     return found
