@@ -38,14 +38,14 @@
   /* A run's steps by idx as [action, status, text], from its step data script (written
      beside its run page for the run page and the pair pages; see static/steps.js). */
   function stepDocs(run) {
-    var out = {}, data = window.RG_RUN_STEPS && window.RG_RUN_STEPS[run];
+    var out = {}, data = window.rgRunSteps ? window.rgRunSteps(run) : null;
     ((data && data.steps) || []).forEach(function (s) {
       out[s.i] = [s.a, s.s, (s["in"] || "") + " " + (s.out || "")];
     });
     return out;
   }
   window.RG_SEARCH_META = function (m) { meta = m; };
-  window.RG_SEARCH_SHARD = function (name, words) { shards[name] = words; };
+  window.RG_SEARCH_SHARD = function (name, packed) { shards[name] = window.rgUnpack(packed); };
   window.RG_SEARCH_RUNS = function (k, runs) { runChunks[k] = runs; };
   window.RG_SEARCH_DOCS = function (k, docs) { docChunks[k] = docs; };
 

@@ -1,13 +1,14 @@
 /* Draw the steps of a run page's table and of a pair page's side cells from the runs' step
    data scripts (<run>.steps.js beside each run page, written once per run and loaded with a
-   <script src>, which works from file:// and a zip where fetch() does not). Each script sets
-   window.RG_RUN_STEPS[run id] = {steps: [...], order: [...], wf: 1}. Every text from the data is
+   <script src>, which works from file:// and a zip where fetch() does not), read through
+   window.rgRunSteps(run id) (assets/rundata.js): {steps: [...], order: [...], wf: 1}. A pair
+   page's rows come from its table's own packed data (site/pairrows.py). Every text from the data is
    written with textContent or as a text node: nothing from it is parsed as HTML. This runs
    before tables.js and tree.js (deferred scripts run in document order), so sorting, filtering
    and the tree see the rows. */
 (function () {
   "use strict";
-  var all = window.RG_RUN_STEPS || {};
+  var runSteps = window.rgRunSteps || function () { return null; };
   var OPEN_CHARS = 200;
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -86,7 +87,7 @@
     return tr;
   }
   Array.prototype.forEach.call(document.querySelectorAll("table[data-steps]"), function (table) {
-    var run = all[table.getAttribute("data-steps")];
+    var run = runSteps(table.getAttribute("data-steps"));
     if (!run) { return; }
     var body = table.tBodies[0], nested = table.hasAttribute("data-tree");
     var subs = {}, depth = {};
@@ -113,9 +114,72 @@
     body.appendChild(rows);
   });
 
+  /* A pair page: its rows from the table's packed data-rows (site/pairrows.py); a word-diff
+     row (HTML, data-after) follows the row it belongs to. */
+  function sideCell(side, key) {
+    if (!side) { return el("td", "side empty"); }
+    var cls = "side" + (side[2] ? " rec" : "") + (side[3] && side[4] ? " in-loop" : "") + " st-row-" + side[1];
+    var td = el("td", cls);
+    td.setAttribute("data-" + key, String(side[0]));
+    if (side[3]) {
+      td.setAttribute("data-loop", side[3]);
+      if (side[4]) { td.setAttribute("data-stagnant", "1"); }
+    }
+    if (side[2] === 2) { td.setAttribute("data-rec", "1"); }
+    return td;
+  }
+  function pairRow(r, i) {
+    var tr = el("tr", "diff-" + r.s + (r.f ? " first-div" : ""));
+    tr.id = "row-" + i;
+    var td = el("td", "n"), a = el("a", null, String(i));
+    td.setAttribute("data-sort", String(i));
+    a.href = "#row-" + i;
+    td.appendChild(a); tr.appendChild(td);
+    td = el("td", null, r.s);
+    td.setAttribute("data-value", r.s);
+    if (r.f) {
+      td.appendChild(el("br"));
+      var first = el("span", "mark first-mark", "first divergence");
+      first.id = "first-divergence";
+      td.appendChild(first);
+    }
+    tr.appendChild(td);
+    tr.appendChild(sideCell(r.b, "b"));
+    tr.appendChild(sideCell(r.c, "c"));
+    td = el("td", "deltas");
+    (r.d || []).forEach(function (d) { td.appendChild(el("div", null, d[0] + " " + d[1])); });
+    (r.w || []).forEach(function (part) { td.appendChild(el("div", "rewritten", part + " rewritten")); });
+    if (r.x) {
+      var args = el("div", "arg-diff");
+      args.appendChild(el("span", "muted", "input"));
+      r.x.forEach(function (x) {
+        var line = el("div");
+        line.appendChild(el("code", null, x[0]));
+        line.appendChild(document.createTextNode(" " + x[1]));
+        args.appendChild(line);
+      });
+      td.appendChild(args);
+    }
+    tr.appendChild(td);
+    return tr;
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table.diff[data-rows]"), function (table) {
+    if (!window.rgUnpack) { return; }
+    var body = table.tBodies[0], after = {}, rows = document.createDocumentFragment();
+    Array.prototype.slice.call(body.querySelectorAll("tr[data-after]")).forEach(function (tr) {
+      after[tr.getAttribute("data-after")] = tr;
+      body.removeChild(tr);
+    });
+    window.rgUnpack(table.getAttribute("data-rows")).forEach(function (r, i) {
+      rows.appendChild(pairRow(r, i));
+      if (after[String(i)]) { rows.appendChild(after[String(i)]); }
+    });
+    body.appendChild(rows);
+  });
+
   /* A pair page: each side cell shows its step (the cell's classes and marks are the pair's). */
   Array.prototype.forEach.call(document.querySelectorAll("table.diff[data-b]"), function (table) {
-    var sides = { b: all[table.getAttribute("data-b")], c: all[table.getAttribute("data-c")] };
+    var sides = { b: runSteps(table.getAttribute("data-b")), c: runSteps(table.getAttribute("data-c")) };
     var hrefs = { b: table.getAttribute("data-b-href"), c: table.getAttribute("data-c-href") };
     Array.prototype.forEach.call(table.querySelectorAll("td.side"), function (td) {
       var side = td.hasAttribute("data-b") ? "b" : td.hasAttribute("data-c") ? "c" : null;

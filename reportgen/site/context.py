@@ -304,6 +304,7 @@ class PairPage(Page):
     why: WhyView | None = None  # the panel at the top: goal, outcomes, answers, first error
     title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
     steps_src: tuple[str, str] = ("", "")  # the two runs' step data scripts (stepdata.py)
+    rows_data: str = ""  # the rows as the table's packed data (pairrows.py)
 
 
 @dataclass(frozen=True, slots=True)

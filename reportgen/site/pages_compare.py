@@ -35,6 +35,7 @@ from reportgen.site.context import (
 )
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
 from reportgen.site.pages_runs import _pair_row, run_view
+from reportgen.site.pairrows import packed_rows
 from reportgen.site.stepdata import steps_path
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
 from reportgen.site.worddiff import REWRITE, diff_texts, render, word_diff
@@ -404,6 +405,7 @@ def pair_page(
             steps_path(paths.run_path(base["suite"], base["task_id"], base["run_id"])),
             steps_path(paths.run_path(cand["suite"], cand["task_id"], cand["run_id"])),
         ),
+        rows_data=packed_rows(rows),
     )
 
 

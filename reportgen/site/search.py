@@ -4,7 +4,7 @@ from ``file://``, where ``fetch()`` of a local file does not), so a large site n
 the whole index.
 
 Files: ``search/meta.js`` (shard names and sizes), ``search/w-<xx>.js`` (the words starting
-with ``xx`` and their postings), ``search/runs-<k>.js`` (each run's page, title, trial and id, in
+with ``xx`` and their postings, packed as the step data is: stepdata.pack_json), ``search/runs-<k>.js`` (each run's page, title, trial and id, in
 chunks of ``RUNS_PER_CHUNK``) and ``search/docs-<k>.js`` (the text a run's hit shows a snippet
 of, in chunks of ``DOCS_PER_CHUNK`` runs). A step's hit shows a snippet of the step's text
 from its run's step data script (``<run>.steps.js``, stepdata.py), written once for the run
@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from reportgen._sql import load_sql
 from reportgen.site import paths
+from reportgen.site.stepdata import pack_json
 
 RUNS_PER_CHUNK = 500
 DOCS_PER_CHUNK = 20  # runs per docs file: a page of hits loads a few small files
@@ -66,7 +67,7 @@ def search_files(
         words.column("word").to_pylist(), words.column("postings").to_pylist(), strict=True
     ):
         shards[word[:2]][word] = postings
-    files = {f"search/w-{name}.js": _script("RG_SEARCH_SHARD", name, shard)
+    files = {f"search/w-{name}.js": _script("RG_SEARCH_SHARD", name, pack_json(shard).decode())
              for name, shard in shards.items()}  # fmt: skip
     for start in range(0, len(ordered), RUNS_PER_CHUNK):
         chunk = [

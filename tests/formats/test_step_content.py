@@ -16,6 +16,7 @@ from markupsafe import escape
 from reportgen.ingest import ingest
 from reportgen.site import build_site
 from reportgen.site.paths import run_path
+from reportgen.site.stepdata import read_steps_script
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -71,8 +72,8 @@ def page(site: tuple[Path, Path], run_id: str) -> str:
     file = out / run_path(suite, task, run_id)
     # the step texts the page draws from its step data script (reportgen/site/stepdata.py),
     # escaped as the page's HTML would hold them
-    value = file.with_suffix(".steps.js").read_text(encoding="utf-8").partition("]=")[2][:-2]
-    texts = [str(escape(t)) for s in json.loads(value)["steps"] for t in (s["in"], s["out"])]
+    _, data = read_steps_script(file.with_suffix(".steps.js"))
+    texts = [str(escape(t)) for s in data["steps"] for t in (s["in"], s["out"])]
     return file.read_text(encoding="utf-8") + "\n".join(texts)
 
 

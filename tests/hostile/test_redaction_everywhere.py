@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from reportgen.ingest import ingest
 from reportgen.site import build_site
 from tests.hostile.conftest import ROOT, cli, write_runs
+from tests.site.published import published_text
 
 # Built by concatenation so that no secret scanner flags this file.
 AWS = "e" * 40
@@ -28,17 +28,6 @@ NEEDLES = [AWS, "f" * 40, "g" * 40, "Q" * 40, "K" * 36, "T" * 36, "F" * 36]
 KEY_AS_NAME = "ghp_" + "K" * 36  # an input key
 TYPE_TEXT = "ghp_" + "T" * 36  # a step type
 FAILING_ID = "ghp_" + "F" * 36  # an iteration's failing check
-
-
-def _published(site: Path) -> str:
-    parts = []
-    con = duckdb.connect()
-    for path in sorted(site.rglob("*")):
-        if path.is_file() and path.suffix == ".parquet":
-            parts.append(repr(con.execute(f"SELECT * FROM read_parquet('{path}')").fetchall()))
-        elif path.is_file():
-            parts.append(path.read_bytes().decode("utf-8", "replace"))
-    return "\n".join(parts)
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +74,7 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_no_disguised_secret_reaches_the_site(archive: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     build_site(archive, site, build_time="2026-11-29T06:00:00Z")
-    text = _published(site)
+    text = published_text(site)
     assert [n for n in NEEDLES if n in text] == []
     assert "[REDACTED]" in text
 
@@ -146,6 +135,6 @@ def test_a_readme_note_cannot_reassemble_a_key_by_rendering(tmp_path: Path) -> N
     ingest([folder], db)
     site = tmp_path / "site"
     build_site(db, site, build_time="2026-11-29T06:00:00Z")
-    text = _published(site)
+    text = published_text(site)
     assert "W" * 40 not in text
     assert "[REDACTED]" in text

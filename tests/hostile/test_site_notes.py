@@ -10,6 +10,7 @@ from reportgen.ingest import ingest
 from reportgen.ingest.suite_notes import find_notes
 from reportgen.site import build_site
 from tests.site.browser_pages import chromium_page
+from tests.site.published import published_text
 
 SECRET = "AWS_SECRET_ACCESS_KEY=hunter2-very-secret"
 BUILD_TIME = "2026-11-29T06:00:00Z"
@@ -19,10 +20,6 @@ def _run(suite: str) -> str:
     step = {"type": "tool", "action": "a", "status": "ok", "latency_ms": 1}
     run = {"run_id": f"r-{suite}", "task_id": "t", "suite": suite, "steps": [step]}
     return json.dumps(run) + "\n"
-
-
-def _all_text(site: Path) -> bytes:
-    return b"".join(p.read_bytes() for p in site.rglob("*") if p.is_file())
 
 
 def test_symlinked_notes_are_not_published(tmp_path: Path) -> None:
@@ -43,9 +40,9 @@ def test_symlinked_notes_are_not_published(tmp_path: Path) -> None:
     ingest([root], db)
     out = tmp_path / "site"
     build_site(db, out, build_time=BUILD_TIME)
-    text = _all_text(out)
-    assert SECRET.encode() not in text and b"hunter2" not in text
-    assert b"plain notes" in text
+    text = published_text(out)
+    assert SECRET not in text and "hunter2" not in text
+    assert "plain notes" in text
 
 
 def test_hostile_notes_run_nothing_in_chromium(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reportgen.site.stepdata import read_steps_script
 from tests.site.conftest import IMG, JS_LINK, TEXTAREA, XSS, html_pages
 from tests.site.html import parse
 
@@ -63,6 +64,7 @@ def test_hostile_ids_give_safe_paths(hostile_site: Path) -> None:
 
 def test_step_data_scripts_only_assign_escaped_json(hostile_site: Path) -> None:
     import json
+    import re
 
     scripts = sorted(hostile_site.rglob("*.steps.js"))
     assert scripts
@@ -71,6 +73,8 @@ def test_step_data_scripts_only_assign_escaped_json(hostile_site: Path) -> None:
         for raw in ("<", ">", "&", "\u2028", "\u2029"):
             assert raw not in text, (file, raw)
         head = "window.RG_RUN_STEPS=window.RG_RUN_STEPS||{};window.RG_RUN_STEPS["
-        assert text.startswith(head) and text.endswith(";\n"), file
-        key, _, value = text[len(head) : -2].partition("]=")
-        assert isinstance(json.loads(key), str) and "steps" in json.loads(value)
+        assert text.startswith(head) and text.endswith('";\n'), file
+        key, _, value = text[len(head) : -3].partition(']="')
+        assert isinstance(json.loads(key), str)
+        assert re.fullmatch("[A-Za-z0-9+/]*={0,2}", value), file  # base64: no quote, no markup
+        assert read_steps_script(file)[1]["steps"]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from reportgen.site import BuildReport
+from reportgen.site.stepdata import read_steps_script, unpack_json
 from tests.site.conftest import html_pages
 from tests.site.html import parse_file
 
@@ -16,11 +16,15 @@ from tests.site.html import parse_file
 def _ids(file: Path) -> frozenset[str]:
     """The page's ids, with the step rows (``step-<idx>``) a run page draws from its step data
     script (``<run>.steps.js``, reportgen/site/stepdata.py)."""
-    ids = {el.attrs["id"] for el in parse_file(file).iter() if "id" in el.attrs}
+    elements = list(parse_file(file).iter())
+    ids = {el.attrs["id"] for el in elements if "id" in el.attrs}
+    for table in (el for el in elements if "data-rows" in el.attrs):  # a pair page's rows
+        rows = unpack_json(table.attrs["data-rows"].encode())
+        ids.update(f"row-{i}" for i in range(len(rows)))
+        ids.update("first-divergence" for row in rows if row.get("f"))
     script = file.with_suffix(".steps.js")
     if script.is_file():
-        value = script.read_text(encoding="utf-8").partition("]=")[2][:-2]
-        ids.update(f"step-{step['i']}" for step in json.loads(value)["steps"])
+        ids.update(f"step-{step['i']}" for step in read_steps_script(script)[1]["steps"])
     return frozenset(ids)
 
 

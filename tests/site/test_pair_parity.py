@@ -10,7 +10,8 @@ import pytest
 
 from reportgen.ingest import ingest
 from reportgen.site import build_site
-from tests.site.html import parse_file
+from tests.site.browser_pages import rendered_html
+from tests.site.html import parse
 
 TAU2 = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tau2-bench"
 GROK3 = (
@@ -40,7 +41,7 @@ def test_tau2_task_24_page(tmp_path: Path) -> None:
     )
     pages = _pair_pages(site, "airline..airline_tighter_policy")
     page = next(p for p in pages if "/24/" in str(p) and p.stem.endswith("2025-10-13"))
-    doc = parse_file(page)
+    doc = parse(rendered_html(page))  # the rows are drawn from the page's pair-rows data
     first = doc.one(id="first-divergence")
     row = first.parent
     while row is not None and row.tag != "tr":
@@ -80,7 +81,7 @@ def test_argument_diff_on_the_pair_page(tmp_path: Path) -> None:
     (page,) = _pair_pages(site, "baseline..candidate")
     html = page.read_text(encoding="utf-8")
     assert evil not in html
-    doc = parse_file(page)
+    doc = parse(rendered_html(page))  # drawn by steps.js with textContent
     (change,) = doc.select(class_="arg-diff")
     assert "path" in change.text and "changed" in change.text
     assert '"a.py"' in change.text and evil in change.text  # shown as text, escaped

@@ -16,6 +16,7 @@ import pytest
 from reportgen.ingest import ingest
 from reportgen.site import build_site
 from reportgen.site.redaction import SECRET_PATTERNS, Redaction
+from tests.site.published import published_text
 
 # Built by concatenation so that no secret scanner flags this file.
 FAKE = {
@@ -72,27 +73,10 @@ def secret_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-def _published_text(site: Path) -> str:
-    """Every file of the site as text, with each Parquet file's rows spelled out (its pages
-    are compressed, so grepping its bytes would prove nothing)."""
-    parts = []
-    con = duckdb.connect()
-    for path in sorted(site.rglob("*")):
-        if not path.is_file():
-            continue
-        if path.suffix == ".parquet":
-            rows = con.execute(f"SELECT * FROM read_parquet('{path}')").fetchall()
-            parts.append(repr(rows))
-        else:
-            parts.append(path.read_bytes().decode("utf-8", "replace"))
-        parts.append(str(path))
-    return "\n".join(parts)
-
-
 def test_no_secret_reaches_any_published_file(secret_archive: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     report = build_site(secret_archive, site, build_time="2026-11-29T06:00:00Z")
-    text = _published_text(site)
+    text = published_text(site)
     leaked = [name for name, needle in NEEDLES.items() if needle in text]
     assert leaked == []
     assert "[REDACTED]" in text and report.redacted >= 11 * 2 * 6
@@ -109,7 +93,7 @@ def test_no_redact_publishes_raw(secret_archive: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["redacted"] == 0
-    text = _published_text(site)
+    text = published_text(site)
     assert all(needle in text for needle in NEEDLES.values())
 
 
@@ -117,11 +101,11 @@ def test_user_pattern_and_no_payloads(secret_archive: Path, tmp_path: Path) -> N
     site = tmp_path / "site"
     policy = Redaction.from_options(patterns=(r"finalpayload",))
     build_site(secret_archive, site, build_time="2026-11-29T06:00:00Z", redaction=policy)
-    text = _published_text(site)
+    text = published_text(site)
     assert "finalpayload" not in text and "gotpayload" in text
     policy = Redaction.from_options(payloads=False)
     build_site(secret_archive, site, build_time="2026-11-29T06:00:00Z", redaction=policy)
-    text = _published_text(site)
+    text = published_text(site)
     assert "gotpayload" not in text and "finalpayload" not in text  # payload text is gone
     con = duckdb.connect()
     steps = con.execute(

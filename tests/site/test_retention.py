@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from reportgen.site import build_site
+from reportgen.site.stepdata import unpack_json
 from tests.site.conftest import BUILD_TIME, html_pages
 from tests.site.test_links import broken_links
 
@@ -82,7 +83,8 @@ def test_search_indexes_steps_of_kept_nights_only(demo_db: Path, kept_two: Path)
     for shard in (kept_two / "search").glob("w-*.js"):
         call = re.fullmatch(r"window\.RG_SEARCH_SHARD\((.*)\);\n", shard.read_text(), re.S)
         assert call
-        _name, words = json.loads(f"[{call[1]}]")
+        _name, packed = json.loads(f"[{call[1]}]")
+        words = unpack_json(packed.encode())
         postings += [p for found in words.values() for p in found]
     with_steps = {run_ids[p // 1_000_000] for p in postings if p % 1_000_000}
     assert with_steps and {batch[r] for r in with_steps} <= set(nights[-2:])

@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from reportgen.site import BuildReport
+from reportgen.site.stepdata import read_steps_script, unpack_json
 
 from .browser_pages import chromium_page
 
@@ -25,8 +26,9 @@ def _shard(site: Path, word: str) -> dict[str, list[int]]:
     text = (site / "search" / f"w-{word[:2]}.js").read_text(encoding="utf-8")
     call = re.fullmatch(r"window\.RG_SEARCH_SHARD\((.*)\);\n", text, re.S)
     assert call
-    name, shard = json.loads(f"[{call[1]}]")
+    name, packed = json.loads(f"[{call[1]}]")
     assert name == word[:2]
+    shard: dict[str, list[int]] = unpack_json(packed.encode())
     return shard
 
 
@@ -92,9 +94,9 @@ def test_hits_carry_snippet_text_newest_night_first(demo_db: Path, demo_site: Si
             nights.append(str(title).rsplit(" · ", 1)[1])
             if idx:  # a step: its text from its run's step data script (stepdata.py)
                 script = (site / str(path).removesuffix(".html")).with_suffix(".steps.js")
-                head, _, value = script.read_text(encoding="utf-8").partition("]=")
-                assert json.loads(head.rsplit("[", 1)[1]) == run_id
-                step = next(s for s in json.loads(value[:-2])["steps"] if s["i"] == idx - 1)
+                key, data = read_steps_script(script)
+                assert key == run_id
+                step = next(s for s in data["steps"] if s["i"] == idx - 1)
                 action, status, text = step["a"], step["s"], step["in"] + " " + step["out"]
             else:  # the run itself: its text from the docs chunk
                 docs = _call(site, f"docs-{run_no // per_docs}", "RG_SEARCH_DOCS")[1]

@@ -32,8 +32,9 @@ def _pair_file(site: Path) -> Path:
 
 
 def _pair_page(site: Path) -> tuple[str, Element]:
-    html = _pair_file(site).read_text(encoding="utf-8")
-    return html, parse(html)
+    """The page's HTML as built, and as Chromium draws it (its step rows come from data)."""
+    file = _pair_file(site)
+    return file.read_text(encoding="utf-8"), parse(rendered_html(file))
 
 
 def test_the_pair_page_leads_with_why_the_candidate_failed(why_site: Path) -> None:
