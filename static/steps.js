@@ -114,8 +114,40 @@
     body.appendChild(rows);
   });
 
-  /* A pair page: its rows from the table's packed data-rows (site/pairrows.py); a word-diff
-     row (HTML, data-after) follows the row it belongs to. */
+  /* A pair page: its rows from the table's packed data-rows (site/pairrows.py), a modified
+     row followed by the word diffs of its input, output and error. */
+  function count(n) { return Number(n).toLocaleString("en-US"); }
+  function wordDiff(pieces) {
+    var pre = el("pre", "wdiff-text");
+    pieces.forEach(function (p) {
+      if (p[0] === 0) { pre.appendChild(document.createTextNode(p[1])); }
+      else if (p[0] === 1) { pre.appendChild(el("del", null, p[1])); }
+      else if (p[0] === 2) { pre.appendChild(el("ins", null, p[1])); }
+      else if (p[0] === 3) { pre.appendChild(el("span", "fold", "\u2026 " + count(p[1]) + " unchanged characters \u2026")); }
+      else if (p[0] === 4) { pre.appendChild(el("span", "fold", "\u2026 more changes (open both sides)")); }
+      else { pre.appendChild(el("span", "fold", "too long to diff word by word (" + count(p[1]) + " and " + count(p[2]) + " words)")); }
+    });
+    return pre;
+  }
+  function wordDiffRow(r, i) {
+    var tr = el("tr", "word-diff-row"), td = el("td", "n"), box = el("div", "wdiff");
+    tr.id = "row-" + i + "-diff";
+    td.setAttribute("data-sort", String(i));
+    tr.appendChild(td);
+    td = el("td");
+    td.colSpan = 4;
+    td.setAttribute("data-value", r.s);
+    r.p.forEach(function (part) {
+      var div = el("div", "wdiff-part");
+      div.setAttribute("data-part", part[0]);
+      div.appendChild(el("span", "muted", part[0]));
+      div.appendChild(wordDiff(part[1]));
+      box.appendChild(div);
+    });
+    td.appendChild(box);
+    tr.appendChild(td);
+    return tr;
+  }
   function sideCell(side, key) {
     if (!side) { return el("td", "side empty"); }
     var cls = "side" + (side[2] ? " rec" : "") + (side[3] && side[4] ? " in-loop" : "") + " st-row-" + side[1];
@@ -165,14 +197,10 @@
   }
   Array.prototype.forEach.call(document.querySelectorAll("table.diff[data-rows]"), function (table) {
     if (!window.rgUnpack) { return; }
-    var body = table.tBodies[0], after = {}, rows = document.createDocumentFragment();
-    Array.prototype.slice.call(body.querySelectorAll("tr[data-after]")).forEach(function (tr) {
-      after[tr.getAttribute("data-after")] = tr;
-      body.removeChild(tr);
-    });
+    var body = table.tBodies[0], rows = document.createDocumentFragment();
     window.rgUnpack(table.getAttribute("data-rows")).forEach(function (r, i) {
       rows.appendChild(pairRow(r, i));
-      if (after[String(i)]) { rows.appendChild(after[String(i)]); }
+      if (r.p) { rows.appendChild(wordDiffRow(r, i)); }
     });
     body.appendChild(rows);
   });

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from markupsafe import Markup
 
+from reportgen.divergence.textdiff import WordDiff
 from reportgen.divergence.why import Why
 from reportgen.site import fmt
 
@@ -159,11 +160,12 @@ class DiffRow:
     deltas: dict[str, str]
     #: a modified row's input changes (AgentDiff's argument_diff): (key, what changed)
     changes: list[tuple[str, str]] = field(default_factory=list)
-    #: a modified row's word diffs (worddiff.word_diff; None: unchanged, rewritten or not diffed)
-    input_diff: Markup | None = None
-    output_diff: Markup | None = None
+    #: a modified row's word diffs (worddiff.payload_diff; None: unchanged, rewritten or not
+    #: diffed), drawn from the page's data (pairrows.py)
+    input_diff: WordDiff | None = None
+    output_diff: WordDiff | None = None
     rewritten: tuple[str, ...] = ()  # "input", "output": changed too much for a word diff
-    error_diff: Markup | None = None  # the step's error message, when it changed
+    error_diff: WordDiff | None = None  # the step's error message, when it changed
     positions: tuple[int | None, int | None] = (None, None)  # the two steps' places in their runs
 
 

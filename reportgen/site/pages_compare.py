@@ -11,10 +11,10 @@ from statistics import fmean
 from typing import Any
 
 import orjson
-from markupsafe import Markup
 
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.reference import argument_diff, normalise_status
+from reportgen.divergence.textdiff import WordDiff
 from reportgen.divergence.view import earliest_rows
 from reportgen.divergence.why import Why, why
 from reportgen.evaluation import judged_pairs
@@ -38,7 +38,7 @@ from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.pairrows import packed_rows
 from reportgen.site.stepdata import steps_path
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
-from reportgen.site.worddiff import REWRITE, diff_texts, render, word_diff
+from reportgen.site.worddiff import payload_diff, render, text_diff
 from reportgen.statistics.headline import headline
 from reportgen.statistics.methods import wilson
 from reportgen.statistics.report import verdict_explanation, verdict_line, verdict_parts
@@ -251,19 +251,27 @@ def _input_changes(b: dict[str, Any], c: dict[str, Any]) -> list[tuple[str, str]
 DIFF_BUDGET = 12_000
 
 
-def _word_diffs(
-    b: dict[str, Any], c: dict[str, Any]
-) -> tuple[Markup | None, Markup | None, tuple[str, ...], Markup | None]:
+WordDiffs = tuple[WordDiff | None, WordDiff | None, tuple[str, ...], WordDiff | None]
+
+
+def _word_diffs(b: dict[str, Any], c: dict[str, Any]) -> WordDiffs:
     """A modified step's input, output and error message as word diffs (None where a part is
     unchanged or rewritten), and which parts were rewritten beyond a useful diff."""
     found = {
-        "input": diff_texts(b["input"], c["input"]),
-        "output": diff_texts(b["output"], c["output"]),
-        "error": word_diff(b.get("error") or "", c.get("error") or ""),
+        "input": payload_diff(b["input"], c["input"]),
+        "output": payload_diff(b["output"], c["output"]),
+        "error": text_diff(b.get("error") or "", c.get("error") or ""),
     }
-    rewritten = tuple(k for k, v in found.items() if v is REWRITE)
-    shown = {k: (None if v is REWRITE else v) for k, v in found.items()}
+    rewritten = tuple(k for k, v in found.items() if v is not None and v.kind == "rewritten")
+    shown = {k: (None if k in rewritten else v) for k, v in found.items()}
     return shown["input"], shown["output"], rewritten, shown["error"]
+
+
+def _diff_size(diff: WordDiff | None) -> int:
+    """The characters a word diff shows (a fold or a note counted as 40)."""
+    if diff is None:
+        return 0
+    return sum(len(p.text) if p.kind in ("same", "del", "ins") else 40 for p in diff.pieces) or 40
 
 
 def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]) -> list[StepView]:
@@ -352,17 +360,12 @@ def pair_page(
         b = bviews[bi] if bi is not None else None
         c = cviews[ci] if ci is not None else None
         changes: list[tuple[str, str]] = []
-        words: tuple[Markup | None, Markup | None, tuple[str, ...], Markup | None] = (
-            None,
-            None,
-            (),
-            None,
-        )
+        words: WordDiffs = (None, None, (), None)
         if d["status"] == "modified" and bi is not None and ci is not None:
             changes = _input_changes(bsteps[bi], csteps[ci])
             if budget > 0:
                 words = _word_diffs(bsteps[bi], csteps[ci])
-                budget -= sum(len(w) for w in (words[0], words[1], words[3]) if w is not None)
+                budget -= sum(_diff_size(w) for w in (words[0], words[1], words[3]))
             else:
                 skipped += 1
         rows.append(

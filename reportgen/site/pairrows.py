@@ -2,13 +2,16 @@
 (stepdata.pack_json: DEFLATE, base64) into the table's ``data-rows`` attribute (data, never
 run) and drawn by static/steps.js. The rows' side cells are then filled
 from the two runs' step data scripts (stepdata.py), so a pair page holds only what it alone
-shows: the alignment, the marks, the per-row deltas and input changes, and the word diffs
-(kept as HTML rows of their own, placed after their row by ``data-after``).
+shows: the alignment, the marks, the per-row deltas and input changes, and the word diffs.
 
 A row is ``{"s": status, "b": side, "c": side, "f": 1, "d": [[name, change], ...],
-"w": [part, ...], "x": [[key, change], ...]}`` (absent keys: none), its number its place in
-the list; a side is ``[position in its run, status slug, recovery, loop label, stagnant]``
-with recovery 0 (none), 1 (in a window) or 2 ("counted", marked "recovering")."""
+"w": [part, ...], "x": [[key, change], ...], "p": [[part, pieces], ...]}`` (absent keys:
+none), its number its place in the list; a side is ``[position in its run, status slug,
+recovery, loop label, stagnant]`` with recovery 0 (none), 1 (in a window) or 2 ("counted",
+marked "recovering"); ``p`` holds the word diffs of a modified step's input, output and
+error, each a list of pieces: ``[0, text]`` unchanged, ``[1, text]`` removed, ``[2, text]``
+added, ``[3, n]`` n unchanged characters folded, ``[4]`` more changes left out, ``[5, a, b]``
+too long to diff (a and b words)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from reportgen.divergence.textdiff import WordDiff
 from reportgen.site import paths
 from reportgen.site.context import DiffRow, StepView
 from reportgen.site.stepdata import pack_json
@@ -29,6 +33,24 @@ def _side(view: StepView | None, position: int | None) -> list[Any] | None:
         return None
     recovery = 2 if view.recovery == "counted" else 1 if view.recovery else 0
     return [position, _slug(view.status), recovery, view.loop, 1 if view.stagnant else 0]
+
+
+_PIECES = {"same": 0, "del": 1, "ins": 2}
+
+
+def _pieces(diff: WordDiff) -> list[list[Any]]:
+    """A word diff's pieces as the page draws them (see the module docstring)."""
+    if diff.kind == "too_long":
+        return [[5, *diff.sizes]]
+    out: list[list[Any]] = []
+    for piece in diff.pieces:
+        if piece.kind in _PIECES:
+            out.append([_PIECES[piece.kind], piece.text])
+        elif piece.kind == "fold":
+            out.append([3, piece.hidden])
+        else:
+            out.append([4])
+    return out
 
 
 def _record(row: DiffRow) -> dict[str, Any]:
@@ -48,6 +70,10 @@ def _record(row: DiffRow) -> dict[str, Any]:
         rec["w"] = list(row.rewritten)
     if row.changes:
         rec["x"] = [list(change) for change in row.changes]
+    parts = (("input", row.input_diff), ("output", row.output_diff), ("error", row.error_diff))
+    diffs = [[part, _pieces(diff)] for part, diff in parts if diff is not None]
+    if diffs:
+        rec["p"] = diffs
     return rec
 
 

@@ -14,7 +14,16 @@ from markupsafe import Markup
 from reportgen.divergence.textdiff import REWRITTEN, WordDiff, tokens, word_pieces
 from reportgen.site.steps import pretty_json
 
-__all__ = ["REWRITE", "REWRITTEN", "diff_texts", "readable", "render", "tokens", "word_diff"]
+__all__ = [
+    "REWRITE",
+    "REWRITTEN",
+    "payload_diff",
+    "readable",
+    "render",
+    "text_diff",
+    "tokens",
+    "word_diff",
+]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -46,11 +55,19 @@ def _esc(text: str) -> str:
 REWRITE = Markup('<span class="fold">rewritten</span>')
 
 
-def diff_texts(before: str | None, after: str | None) -> Markup | None:
-    """Two payloads (JSON text) as a word diff of their readable forms (None: equal)."""
+@lru_cache(maxsize=4096)
+def text_diff(before: str, after: str) -> WordDiff | None:
+    """``before`` → ``after`` as a word diff (None: equal). Cached: the same change recurs
+    across nights and trials."""
+    return word_pieces(before, after)
+
+
+def payload_diff(before: str | None, after: str | None) -> WordDiff | None:
+    """Two payloads (JSON text) as a word diff of their readable forms (None: equal): what a
+    pair page's step table draws from its data (pairrows.py)."""
     if before == after:
         return None
-    return word_diff(readable(before), readable(after))
+    return text_diff(readable(before), readable(after))
 
 
 def render(diff: WordDiff) -> Markup:
@@ -81,5 +98,5 @@ def word_diff(before: str, after: str) -> Markup | None:
     """``before`` → ``after`` as HTML (see ``render``); None when the texts are equal, REWRITE
     when rewritten beyond a useful diff. Cached: the same change recurs across nights and
     trials."""
-    diff = word_pieces(before, after)
+    diff = text_diff(before, after)
     return None if diff is None else render(diff)

@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reportgen.divergence.textdiff import WordDiff
 from reportgen.site.context import DiffRow, StepView
 from reportgen.site.pairrows import packed_rows
 from reportgen.site.stepdata import (
@@ -18,6 +19,7 @@ from reportgen.site.stepdata import (
     read_steps_script,
     unpack_json,
 )
+from reportgen.site.worddiff import text_diff
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(),
@@ -61,7 +63,9 @@ def test_pair_rows_hold_what_the_table_draws() -> None:
             True,
             {"tokens": "+3", "cost": "-0.0001"},
             changes=[(evil, "changed: 1 → 2")],
+            input_diff=text_diff("word " * 100 + "<b> end", "word " * 100 + "<i> end"),
             rewritten=("output",),
+            error_diff=WordDiff("too_long", sizes=(9000, 12000)),
             positions=(1, 2),
         ),
         DiffRow(2, "added", None, _view(3), False, {}, positions=(None, 3)),
@@ -76,6 +80,14 @@ def test_pair_rows_hold_what_the_table_draws() -> None:
             "d": [["cost", "-0.0001"], ["tokens", "+3"]],
             "w": ["output"],
             "x": [[evil, "changed: 1 → 2"]],
+            "p": [
+                # 501 unchanged characters before the change: the last 80 shown, 421 folded
+                [
+                    "input",
+                    [[3, 421], [0, "ord" + " word" * 15 + " <"], [1, "b"], [2, "i"], [0, "> end"]],
+                ],
+                ["error", [[5, 9000, 12000]]],
+            ],
         },
         {"s": "added", "c": [3, "ok", 0, None, 0]},
     ]

@@ -18,7 +18,7 @@ from rapidfuzz.distance import Indel
 from reportgen.ingest import ingest
 from reportgen.site import build_site
 from reportgen.site.worddiff import REWRITE, REWRITTEN, readable, tokens, word_diff
-from tests.site.browser_pages import SCREENSHOTS, chromium_page
+from tests.site.browser_pages import SCREENSHOTS, chromium_page, rendered_html
 
 
 def _marked(html: str, tag: str) -> list[str]:
@@ -108,6 +108,7 @@ def _run(label: str, path: str, text: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
+@pytest.mark.browser
 def test_a_changed_error_message_is_diffed(tmp_path: Path) -> None:
     runs = []
     for label, wait in (("baseline", "30"), ("candidate", "60")):
@@ -119,11 +120,13 @@ def test_a_changed_error_message_is_diffed(tmp_path: Path) -> None:
     ingest([traces], tmp_path / "db.duckdb")
     build_site(tmp_path / "db.duckdb", tmp_path / "site", build_time="2026-11-29T00:00:00Z")
     [page] = (tmp_path / "site" / "compare").rglob("words/*.html")
-    part = re.search(r'data-part="error">.*?</pre>', page.read_text(encoding="utf-8"), re.S)
+    drawn = rendered_html(page)  # the word diffs are drawn from the page's data
+    part = re.search(r'data-part="error">.*?</pre>', drawn, re.S)
     assert part is not None
     assert _marked(part.group(0), "del") == ["30"] and _marked(part.group(0), "ins") == ["60"]
 
 
+@pytest.mark.browser
 def test_a_page_diffs_up_to_its_budget_then_says_so(tmp_path: Path) -> None:
     words = " ".join(f"word{i}" for i in range(100))
     runs = []
@@ -141,7 +144,7 @@ def test_a_page_diffs_up_to_its_budget_then_says_so(tmp_path: Path) -> None:
     ingest([traces], tmp_path / "db.duckdb")
     build_site(tmp_path / "db.duckdb", tmp_path / "site", build_time="2026-11-29T00:00:00Z")
     [page] = (tmp_path / "site" / "compare").rglob("words/*.html")
-    text = page.read_text(encoding="utf-8")
+    text = rendered_html(page)  # the word diffs are drawn from the page's data
     diffed = text.count("<ins>END")
     skipped = re.search(r'<span class="diffs-skipped">(\d+) more modified steps', text)
     assert skipped and diffed + int(skipped.group(1)) == 40 and diffed >= 5
