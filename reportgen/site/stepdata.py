@@ -44,9 +44,10 @@ def script_json(value: Any) -> bytes:
     return data
 
 
-#: zlib's level for the step data: level 6 makes 46 MB of steps 10.5 MB in 0.8 s of CPU, level 9
-#: 10.0 MB in 2.2 s, level 3 12.3 MB in 0.4 s (bench/site.py's 1,000 runs).
-PACK_LEVEL = 6
+#: zlib's level for packed data: on bench/site.py's 1,000 runs, level 3 makes 46 MB of steps
+#: 12.3 MB in 0.39 s of CPU, level 6 10.5 MB in 0.77 s, level 9 10.0 MB in 2.2 s, level 1
+#: 14.3 MB in 0.31 s.
+PACK_LEVEL = 3
 _PACKED_HEAD = f"window.{RUN_STEPS}=window.{RUN_STEPS}||{{}};window.{RUN_STEPS}[".encode()
 
 
