@@ -125,15 +125,37 @@ def pair_findings(
         table = cursor.sql(load_sql("finding_flaps")).to_arrow_table()
     finally:
         cursor.close()
-    found: list[list[Finding]] = [[] for _ in pairs]
-    columns = (table[name].to_pylist() for name in ("pid", "kind", "key", "seen", "n"))
-    for pid, kind, key, seen, n in zip(*columns, strict=True):
-        found[pid].append(finding(kind, key, seen, n))
-    order = {kind: k for k, kind in enumerate(KINDS)}
-    rank = {"stable": 0, "flapping": 1, "too_few_repeats": 2}
-    for items in found:
-        items.sort(key=lambda f: (rank[f.verdict], order.get(f.kind, len(KINDS)), f.key))
-    return found
+    return _grouped(table, len(pairs))
+
+
+def _grouped(table: pa.Table, pairs: int) -> list[list[Finding]]:
+    """The rows of ``finding_flaps.sql`` as each pair's findings: judged and ordered (stable,
+    flapping, too few repeats; then by kind and key) column by column, then cut per pair."""
+    seen = table["seen"].to_numpy()
+    n = table["n"].to_numpy()
+    rate = np.divide(seen, n, out=np.zeros(len(n)), where=n > 0)
+    judged = n >= MIN_REPEAT_PAIRS
+    stable = judged & (rate < MAX_FLAP_RATE)
+    rank = np.where(judged, np.where(stable, 0, 1), 2)
+    kinds = table["kind"].to_numpy(zero_copy_only=False)
+    names, which = np.unique(kinds, return_inverse=True)
+    order = np.array([KINDS.index(k) if k in KINDS else len(KINDS) for k in names])[which]
+    keys = table["key"].to_numpy(zero_copy_only=False)
+    pid = table["pid"].to_numpy()
+    # the SQL orders by pid, kind, key: a stable sort on (pid, rank, kind order) keeps the keys
+    at = np.lexsort((order, rank, pid))
+    made = list(
+        map(
+            Finding,
+            pa.array(rate[at], mask=(n == 0)[at]).to_pylist(),
+            keys[at].tolist(),
+            kinds[at].tolist(),
+            n[at].tolist(),
+            pa.array(stable[at], mask=~judged[at]).to_pylist(),
+        )
+    )
+    cuts = np.searchsorted(pid[at], np.arange(pairs + 1)).tolist()
+    return [made[cuts[k] : cuts[k + 1]] for k in range(pairs)]
 
 
 def folded_line(findings: Sequence[Finding]) -> str | None:
