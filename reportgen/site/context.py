@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from markupsafe import Markup
 
+from reportgen.divergence.findings import FindingsSummary
 from reportgen.divergence.why import Why
 from reportgen.site import fmt
 
@@ -304,6 +305,7 @@ class PairPage(Page):
     why: WhyView | None = None  # the panel at the top: goal, outcomes, answers, first error
     title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
     steps_src: tuple[str, str] = ("", "")  # the two runs' step data scripts (stepdata.py)
+    findings: FindingsSummary | None = None  # the pair record's trajectory findings
 
 
 @dataclass(frozen=True, slots=True)

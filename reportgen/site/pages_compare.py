@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from markupsafe import Markup
 
+from reportgen.divergence.findings import summary
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.reference import argument_diff, normalise_status
 from reportgen.divergence.view import earliest_rows
@@ -400,6 +401,7 @@ def pair_page(
         diffs_skipped=skipped,
         why=why_view(reason, rows),
         title_id=name and pair.task_id,
+        findings=summary(m["findings"]) if "findings" in m else None,
         steps_src=(
             steps_path(paths.run_path(base["suite"], base["task_id"], base["run_id"])),
             steps_path(paths.run_path(cand["suite"], cand["task_id"], cand["run_id"])),
