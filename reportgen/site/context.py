@@ -16,6 +16,7 @@ from markupsafe import Markup
 from reportgen.divergence.findings import FindingsSummary
 from reportgen.divergence.why import Why
 from reportgen.site import fmt
+from reportgen.site.pages_reliability import ReliabilityChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +224,8 @@ class HistoryPage(Page):
     night_verdicts: list[dict[str, Any]] = field(default_factory=list)  # significant, per night
     reliability: list[dict[str, Any]] = field(default_factory=list)  # pages_reliability rows
     reliability_columns: list[dict[str, Any]] = field(default_factory=list)
+    reliability_changes: list[ReliabilityChange] = field(default_factory=list)
+    reliability_by_suite: bool = False  # rows name their suite
 
 
 @dataclass(frozen=True)
@@ -288,6 +291,10 @@ class ComparePage(Page):
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # per night, latest first
     paired_by: str = "suite, task and trial, night by night"  # what paired the runs, in words
     headline: str | None = None  # the latest compared night in one sentence (as `gate` says it)
+    reliability: list[dict[str, Any]] = field(default_factory=list)  # both labels, per night
+    reliability_columns: list[dict[str, Any]] = field(default_factory=list)
+    reliability_changes: list[ReliabilityChange] = field(default_factory=list)
+    reliability_by_suite: bool = False
 
 
 @dataclass(kw_only=True)

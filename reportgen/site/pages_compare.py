@@ -35,6 +35,7 @@ from reportgen.site.context import (
     WhyView,
 )
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
+from reportgen.site.pages_reliability import reliability_view
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.stepdata import steps_path
 from reportgen.site.steps import PAIR_TEXT_LIMIT, loop_view, step_views
@@ -639,6 +640,7 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
         figures.append(scatter)
     rows.sort(key=lambda r: not r["broken"])  # newly broken pairs first (a stable sort)
     rows.sort(key=lambda r: r["batch"], reverse=True)
+    reliable = reliability_view(data.reliability, data.suites, both)
     return ComparePage(
         path=paths.compare_index_path(data.baseline_label, data.candidate_label),
         title=f"{data.baseline_label} vs {data.candidate_label}",
@@ -651,4 +653,8 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
         pairs=rows,
         unpaired=unpaired,
         headline=verdicts[0]["headline"] if verdicts else None,
+        reliability=reliable.rows,
+        reliability_columns=reliable.columns,
+        reliability_changes=reliable.changes,
+        reliability_by_suite=reliable.by_suite,
     )
