@@ -24,17 +24,22 @@
 -- The judged pairs' findings are found pair by pair; the repeat pairs are never listed: each
 -- kind's count over a group follows from counting its runs (e.g. new_tool a: the runs that
 -- never call a times the runs that do), so the cost grows with the runs, not their pairs.
-WITH grp_runs AS (
-    SELECT DISTINCT run_id, grp FROM rg_flap_runs
-    WHERE grp IN (SELECT grp FROM rg_flap_pairs)
+WITH groups AS (  -- each group judged, as a number (narrower join keys than its text)
+    SELECT grp, row_number() OVER () AS gid FROM (SELECT DISTINCT grp FROM rg_flap_pairs)
+),
+judged_pairs AS (
+    SELECT p.pid, g.gid, p.b, p.c FROM rg_flap_pairs AS p INNER JOIN groups AS g USING (grp)
+),
+grp_runs AS (
+    SELECT DISTINCT r.run_id, g.gid FROM rg_flap_runs AS r INNER JOIN groups AS g USING (grp)
 ),
 sizes AS (
-    SELECT grp, count(*) AS m FROM grp_runs GROUP BY grp
+    SELECT gid, count(*) AS m FROM grp_runs GROUP BY gid
 ),
 runs AS (
-    SELECT b AS run_id FROM rg_flap_pairs
+    SELECT b AS run_id FROM judged_pairs
     UNION
-    SELECT c FROM rg_flap_pairs
+    SELECT c FROM judged_pairs
     UNION
     SELECT run_id FROM grp_runs
 ),
@@ -74,147 +79,147 @@ fails AS (
     SELECT DISTINCT run_id, action, status FROM st WHERE status <> 'ok'
 ),
 both_acts AS (
-    SELECT p.pid, p.grp, p.b, p.c, x.action, x.first AS b_first, y.first AS c_first
-    FROM rg_flap_pairs AS p
+    SELECT p.pid, p.gid, p.b, p.c, x.action, x.first AS b_first, y.first AS c_first
+    FROM judged_pairs AS p
     INNER JOIN acts AS x ON x.run_id = p.b
     INNER JOIN acts AS y ON y.run_id = p.c AND y.action = x.action
 ),
 -- the judged pairs' findings: (kind, action, other) with other the argument, the signed
 -- status or the action called first ('' for the kinds keyed by the action alone)
 found AS (
-    SELECT p.pid, p.grp, CASE WHEN x.action IS NULL THEN 'new_tool' ELSE 'step_added' END
+    SELECT p.pid, p.gid, CASE WHEN x.action IS NULL THEN 'new_tool' ELSE 'step_added' END
         AS kind, y.action, '' AS other
-    FROM rg_flap_pairs AS p
+    FROM judged_pairs AS p
     INNER JOIN acts AS y ON y.run_id = p.c
     LEFT JOIN acts AS x ON x.run_id = p.b AND x.action = y.action
     WHERE x.action IS NULL OR y.calls > x.calls
     UNION ALL
-    SELECT p.pid, p.grp, 'step_removed', x.action, ''
-    FROM rg_flap_pairs AS p
+    SELECT p.pid, p.gid, 'step_removed', x.action, ''
+    FROM judged_pairs AS p
     INNER JOIN acts AS x ON x.run_id = p.b
     LEFT JOIN acts AS y ON y.run_id = p.c AND y.action = x.action
     WHERE y.action IS NULL OR y.calls < x.calls
     UNION ALL
-    SELECT p.pid, p.grp, 'new_loop', y.action, ''
-    FROM rg_flap_pairs AS p
+    SELECT p.pid, p.gid, 'new_loop', y.action, ''
+    FROM judged_pairs AS p
     INNER JOIN acts AS y ON y.run_id = p.c AND y.looped
     LEFT JOIN acts AS x ON x.run_id = p.b AND x.action = y.action AND x.looped
     WHERE x.action IS NULL
     UNION ALL
-    SELECT x.pid, x.grp, 'reordered', x.action, y.action
+    SELECT x.pid, x.gid, 'reordered', x.action, y.action
     FROM both_acts AS x
     INNER JOIN both_acts AS y
         ON y.pid = x.pid AND x.b_first < y.b_first AND y.c_first < x.c_first
     UNION ALL
-    SELECT DISTINCT coalesce(x.pid, y.pid), coalesce(x.grp, y.grp), 'arg_changed',
+    SELECT DISTINCT coalesce(x.pid, y.pid), coalesce(x.gid, y.gid), 'arg_changed',
         coalesce(x.action, y.action), coalesce(x.arg, y.arg)
-    FROM (SELECT a.pid, a.grp, g.* FROM both_acts AS a INNER JOIN args AS g
+    FROM (SELECT a.pid, a.gid, g.* FROM both_acts AS a INNER JOIN args AS g
             ON g.run_id = a.b AND g.action = a.action) AS x
-    FULL JOIN (SELECT a.pid, a.grp, g.* FROM both_acts AS a INNER JOIN args AS g
+    FULL JOIN (SELECT a.pid, a.gid, g.* FROM both_acts AS a INNER JOIN args AS g
             ON g.run_id = a.c AND g.action = a.action) AS y
         ON y.pid = x.pid AND y.action = x.action AND y.arg = x.arg
     WHERE x.vals IS DISTINCT FROM y.vals
     UNION ALL
-    SELECT coalesce(x.pid, y.pid), coalesce(x.grp, y.grp), 'status_flipped',
+    SELECT coalesce(x.pid, y.pid), coalesce(x.gid, y.gid), 'status_flipped',
         coalesce(x.action, y.action),
         CASE WHEN x.status IS NULL THEN '+' || y.status ELSE '-' || x.status END
-    FROM (SELECT a.pid, a.grp, f.* FROM both_acts AS a INNER JOIN fails AS f
+    FROM (SELECT a.pid, a.gid, f.* FROM both_acts AS a INNER JOIN fails AS f
             ON f.run_id = a.b AND f.action = a.action) AS x
-    FULL JOIN (SELECT a.pid, a.grp, f.* FROM both_acts AS a INNER JOIN fails AS f
+    FULL JOIN (SELECT a.pid, a.gid, f.* FROM both_acts AS a INNER JOIN fails AS f
             ON f.run_id = a.c AND f.action = a.action) AS y
         ON y.pid = x.pid AND y.action = x.action AND y.status = x.status
     WHERE x.status IS NULL OR y.status IS NULL
 ),
 judged AS (
-    SELECT DISTINCT pid, grp, kind, action, other FROM found
+    SELECT DISTINCT pid, gid, kind, action, other FROM found
 ),
 -- each group's runs per action they call (k of its m runs call it)
 g_acts AS (
-    SELECT r.grp, a.run_id, a.action, a.calls, a.first, a.looped
+    SELECT r.gid, a.run_id, a.action, a.calls, a.first, a.looped
     FROM grp_runs AS r
     INNER JOIN acts AS a ON a.run_id = r.run_id
 ),
 per_action AS (
-    SELECT grp, action, count(*) AS k, count(*) FILTER (WHERE looped) AS loops
+    SELECT gid, action, count(*) AS k, count(*) FILTER (WHERE looped) AS loops
     FROM g_acts
-    GROUP BY grp, action
+    GROUP BY gid, action
 ),
 -- runs of a group calling an action so many times, and how many call it more and fewer times
 calls AS (
     SELECT
-        grp,
+        gid,
         action,
         n,
-        coalesce(sum(n) OVER (PARTITION BY grp, action ORDER BY calls DESC
+        coalesce(sum(n) OVER (PARTITION BY gid, action ORDER BY calls DESC
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS more,
-        coalesce(sum(n) OVER (PARTITION BY grp, action ORDER BY calls
+        coalesce(sum(n) OVER (PARTITION BY gid, action ORDER BY calls
             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS fewer
-    FROM (SELECT grp, action, calls, count(*) AS n FROM g_acts GROUP BY grp, action, calls)
+    FROM (SELECT gid, action, calls, count(*) AS n FROM g_acts GROUP BY gid, action, calls)
 ),
 -- the orders and values the judged reorders and argument changes ask about
 need_order AS (
-    SELECT DISTINCT grp, action, other FROM judged WHERE kind = 'reordered'
+    SELECT DISTINCT gid, action, other FROM judged WHERE kind = 'reordered'
 ),
 need_arg AS (
-    SELECT DISTINCT grp, action, other AS arg FROM judged WHERE kind = 'arg_changed'
+    SELECT DISTINCT gid, action, other AS arg FROM judged WHERE kind = 'arg_changed'
 ),
 need_fail AS (
-    SELECT DISTINCT grp, action, other[2:] AS status FROM judged WHERE kind = 'status_flipped'
+    SELECT DISTINCT gid, action, other[2:] AS status FROM judged WHERE kind = 'status_flipped'
 ),
 arg_classes AS (
-    SELECT n.grp, n.action, n.arg, count(*) AS k
+    SELECT n.gid, n.action, n.arg, count(*) AS k
     FROM need_arg AS n
-    INNER JOIN g_acts AS a ON a.grp = n.grp AND a.action = n.action
+    INNER JOIN g_acts AS a ON a.gid = n.gid AND a.action = n.action
     INNER JOIN args AS g ON g.run_id = a.run_id AND g.action = n.action AND g.arg = n.arg
-    GROUP BY n.grp, n.action, n.arg, g.vals
+    GROUP BY n.gid, n.action, n.arg, g.vals
 ),
 seen AS (
     -- new_tool: a run never calling it, then one calling it
-    SELECT s.grp, 'new_tool' AS kind, p.action, '' AS other, (s.m - p.k) * p.k AS seen
+    SELECT s.gid, 'new_tool' AS kind, p.action, '' AS other, (s.m - p.k) * p.k AS seen
     FROM per_action AS p
-    INNER JOIN sizes AS s ON s.grp = p.grp
+    INNER JOIN sizes AS s ON s.gid = p.gid
     UNION ALL
     -- new_loop: a run never repeating it back to back, then one repeating it
-    SELECT s.grp, 'new_loop', p.action, '', (s.m - p.loops) * p.loops
+    SELECT s.gid, 'new_loop', p.action, '', (s.m - p.loops) * p.loops
     FROM per_action AS p
-    INNER JOIN sizes AS s ON s.grp = p.grp
+    INNER JOIN sizes AS s ON s.gid = p.gid
     UNION ALL
     -- step_added: a run calling it c > 0 times, then one calling it more often
-    SELECT grp, 'step_added', action, '', sum(n * more)
+    SELECT gid, 'step_added', action, '', sum(n * more)
     FROM calls
-    GROUP BY grp, action
+    GROUP BY gid, action
     UNION ALL
     -- step_removed: a run calling it c > 0 times, then one calling it fewer times (or never)
-    SELECT c.grp, 'step_removed', c.action, '', sum(c.n * (c.fewer + s.m - p.k))
+    SELECT c.gid, 'step_removed', c.action, '', sum(c.n * (c.fewer + s.m - p.k))
     FROM calls AS c
-    INNER JOIN per_action AS p ON p.grp = c.grp AND p.action = c.action
-    INNER JOIN sizes AS s ON s.grp = c.grp
-    GROUP BY c.grp, c.action
+    INNER JOIN per_action AS p ON p.gid = c.gid AND p.action = c.action
+    INNER JOIN sizes AS s ON s.gid = c.gid
+    GROUP BY c.gid, c.action
     UNION ALL
     -- reordered (action, other): a run calling action first, then one calling other first
-    SELECT n.grp, 'reordered', n.action, n.other,
+    SELECT n.gid, 'reordered', n.action, n.other,
         count(*) FILTER (WHERE x.first < y.first) * count(*) FILTER (WHERE y.first < x.first)
     FROM need_order AS n
-    INNER JOIN g_acts AS x ON x.grp = n.grp AND x.action = n.action
+    INNER JOIN g_acts AS x ON x.gid = n.gid AND x.action = n.action
     INNER JOIN g_acts AS y ON y.run_id = x.run_id AND y.action = n.other
-    GROUP BY n.grp, n.action, n.other
+    GROUP BY n.gid, n.action, n.other
     UNION ALL
     -- arg_changed: two runs calling the action whose values (or none) for it differ
-    SELECT c.grp, 'arg_changed', c.action, c.arg,
+    SELECT c.gid, 'arg_changed', c.action, c.arg,
         p.k * p.k - sum(c.k * c.k) - (p.k - sum(c.k)) * (p.k - sum(c.k))
     FROM arg_classes AS c
-    INNER JOIN per_action AS p ON p.grp = c.grp AND p.action = c.action
-    GROUP BY c.grp, c.action, c.arg, p.k
+    INNER JOIN per_action AS p ON p.gid = c.gid AND p.action = c.action
+    GROUP BY c.gid, c.action, c.arg, p.k
     UNION ALL
     -- status_flipped (either sign): two runs calling the action, one with the status
-    SELECT n.grp, 'status_flipped', n.action, sign || n.status,
+    SELECT n.gid, 'status_flipped', n.action, sign || n.status,
         count(*) * (any_value(p.k) - count(*))
     FROM need_fail AS n
-    INNER JOIN g_acts AS a ON a.grp = n.grp AND a.action = n.action
+    INNER JOIN g_acts AS a ON a.gid = n.gid AND a.action = n.action
     SEMI JOIN fails AS f ON f.run_id = a.run_id AND f.action = n.action AND f.status = n.status
-    INNER JOIN per_action AS p ON p.grp = n.grp AND p.action = n.action
+    INNER JOIN per_action AS p ON p.gid = n.gid AND p.action = n.action
     CROSS JOIN (VALUES ('+'), ('-')) AS signs (sign)
-    GROUP BY n.grp, n.action, n.status, sign
+    GROUP BY n.gid, n.action, n.status, sign
 )
 SELECT
     j.pid,
@@ -229,6 +234,6 @@ SELECT
     CAST(coalesce(z.m * (z.m - 1), 0) AS BIGINT) AS n
 FROM judged AS j
 LEFT JOIN seen AS s
-    ON s.grp = j.grp AND s.kind = j.kind AND s.action = j.action AND s.other = j.other
-LEFT JOIN sizes AS z ON z.grp = j.grp
+    ON s.gid = j.gid AND s.kind = j.kind AND s.action = j.action AND s.other = j.other
+LEFT JOIN sizes AS z ON z.gid = j.gid
 ORDER BY j.pid, j.kind, key
