@@ -314,6 +314,9 @@ def findings_markdown(pairs: Sequence[PairRecord], budget: int) -> list[str]:
     cut = "... (the findings of {} more pair(s) are not shown; --json has every finding)"
     room = budget - _size(lines) - _size(closing) - len(cut) - 20
     left = len(judged)
+    if room <= 0:  # the table took the room: one line, if even that fits
+        line = cut.format(left)
+        return ["", line] if _size(["", line]) <= budget else []
     for pair, found in stable:
         entry = _pair_findings_md(pair, found)
         if _size(entry) > room:

@@ -85,3 +85,12 @@ def test_markdown_json_and_explain_render_the_same_records(tmp_path: Path) -> No
             assert f"stable: {item.kind} `{item.key}` ({item.rate_words})" in markdown
         if found.folded:
             assert f"{found.folded}." in markdown
+
+
+def test_no_room_left_gives_one_line_or_nothing() -> None:
+    pairs = [_pair("a", STABLE)]
+    assert findings_markdown(pairs, 100) == [
+        "",
+        "... (the findings of 1 more pair(s) are not shown; --json has every finding)",
+    ]
+    assert findings_markdown(pairs, 10) == []
