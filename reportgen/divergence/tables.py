@@ -274,7 +274,7 @@ def markdown(
 #: The stable findings named per pair in the Markdown (as --explain names them).
 MARKDOWN_FINDINGS = 12
 _FINDINGS_HEAD = (
-    "**Trajectory findings** (flap rate: how often the baseline's own repeats of the task"
+    "Trajectory findings (flap rate: how often the baseline's own repeats of the task"
     " differ the same way; stable below 5 % with at least 3 baseline runs; docs/statistics.md,"
     ' "Flap rate"):'
 )
