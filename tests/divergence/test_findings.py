@@ -279,3 +279,22 @@ def test_simulation_candidates_like_the_baseline_rarely_show_a_stable_finding() 
     assert noisy / tasks <= MAX_FLAP_RATE, noisy
     assert all(any(f.stable and (f.kind, f.key) == ("new_tool", "refund") for f in items)
                for items in injected)  # fmt: skip
+
+
+def test_groups_judged_in_one_call_are_judged_apart() -> None:
+    # two tasks in one query: each pair's flap rates count only its own group's repeats
+    twice = [BASE[0], BASE[1], BASE[1], BASE[2]]
+    runs: dict[str, Sequence[Step]] = {
+        "x0": BASE, "x1": BASE, "x2": twice, "xc": twice,
+        "y0": twice, "y1": twice, "y2": twice, "y3": BASE, "yc": [*BASE, ("cancel", {}, "ok")],
+    }  # fmt: skip
+    con = _archive(runs)
+    groups = [(r, "x") for r in ("x0", "x1", "x2")] + [(r, "y") for r in ("y0", "y1", "y2", "y3")]
+    together = pair_findings(con, [FlapPair("x0", "xc", "x"), FlapPair("y3", "yc", "y")], groups)
+    apart = [
+        pair_findings(con, [FlapPair("x0", "xc", "x")], groups[:3])[0],
+        pair_findings(con, [FlapPair("y3", "yc", "y")], groups[3:])[0],
+    ]
+    assert together == apart
+    assert {f.repeat_pairs for f in together[0]} == {6}
+    assert {f.repeat_pairs for f in together[1]} == {12}
