@@ -6,8 +6,8 @@ Seeded. Each task has 5 baseline trials and 5 candidate trials of ~10 steps (a p
 calls over 12 tools, each run repeating, dropping, swapping calls and changing an argument
 or a status at random), written as Arrow columns into an in-memory ``steps`` table. Each
 candidate trial k is judged against baseline trial k, its findings' flap rates over the 20
-ordered repeat pairs of the task's baseline: 50,000 judged pairs and 200,000 repeat pairs in
-one query.
+ordered repeat pairs of the task's baseline: 50,000 judged pairs and 200,000 repeat pairs (counted
+from the runs of each task, not listed) in one query.
 
     PYTHONPATH=. python bench/flap.py [--tasks 10000] [--trials 5]
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from reportgen.divergence.findings import Finding, describe, folded_line
+from reportgen.divergence.findings import describe, summary
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.run_text import cut
 from reportgen.divergence.view import view_rows
@@ -119,17 +119,13 @@ def finding_lines(pair: PairRecord) -> list[str]:
     them) by name, the flapping ones folded into a count, or why they cannot be told apart."""
     if "findings" not in pair:
         return []
-    found = [Finding.of_record(f) for f in pair["findings"]]
-    if not found:
-        return ["Findings: none (same tools, as often, in the same order, same arguments)."]
-    stable = [f for f in found if f.verdict == "stable"]
-    lines = [f"Findings: {len(stable)} stable of {len(found)}."]
-    lines += [f"  stable: {describe(f)}" for f in stable[:FINDINGS_SHOWN]]
-    if len(stable) > FINDINGS_SHOWN:
-        lines.append(f"  ... {len(stable) - FINDINGS_SHOWN} more stable finding(s)")
-    folded = folded_line(found)
-    if folded:
-        lines.append(f"  {folded}.")
+    found = summary(pair["findings"])
+    lines = [found.headline]
+    lines += [f"  stable: {describe(f)}" for f in found.stable[:FINDINGS_SHOWN]]
+    if len(found.stable) > FINDINGS_SHOWN:
+        lines.append(f"  ... {len(found.stable) - FINDINGS_SHOWN} more stable finding(s)")
+    if found.folded:
+        lines.append(f"  {found.folded}.")
     return lines
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import isqrt
 from typing import Final, Literal
 
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from reportgen._sql import load_sql
 from reportgen.archive import arrow
@@ -72,6 +74,13 @@ class Finding:
         )  # fmt: skip
 
     @property
+    def rate_words(self) -> str:
+        """The flap rate in words: "0 % of 12 repeat pairs", or "no repeat pairs"."""
+        if self.flap_rate is None:
+            return "no repeat pairs"
+        return f"{100 * self.flap_rate:.0f} % of {self.repeat_pairs} repeat pairs"
+
+    @property
     def verdict(self) -> Verdict:
         if self.stable is None:
             return "too_few_repeats"
@@ -125,43 +134,117 @@ def pair_findings(
         table = cursor.sql(load_sql("finding_flaps")).to_arrow_table()
     finally:
         cursor.close()
-    found: list[list[Finding]] = [[] for _ in pairs]
-    columns = (table[name].to_pylist() for name in ("pid", "kind", "key", "seen", "n"))
-    for pid, kind, key, seen, n in zip(*columns, strict=True):
-        found[pid].append(finding(kind, key, seen, n))
-    order = {kind: k for k, kind in enumerate(KINDS)}
-    rank = {"stable": 0, "flapping": 1, "too_few_repeats": 2}
-    for items in found:
-        items.sort(key=lambda f: (rank[f.verdict], order.get(f.kind, len(KINDS)), f.key))
-    return found
+    return _grouped(table, len(pairs))
 
 
-def folded_line(findings: Sequence[Finding]) -> str | None:
-    """What the flapping findings of a pair fold into, in one line (None: nothing folded):
-    "3 flapping findings folded (seen in 17-100 % of the baseline's own repeats)", or "too
-    few repeats to tell (n=2)"."""
-    flapping = [f for f in findings if f.verdict == "flapping"]
-    few = [f for f in findings if f.verdict == "too_few_repeats"]
-    parts = []
-    if flapping:
-        rates = sorted(round(100 * (f.flap_rate or 0)) for f in flapping)
-        shown = f"{rates[0]}" if rates[0] == rates[-1] else f"{rates[0]}-{rates[-1]}"
-        parts.append(
-            f"{len(flapping)} flapping finding(s) folded (seen in {shown} % of the baseline's"
-            " own repeats)"
+def _grouped(table: pa.Table, pairs: int) -> list[list[Finding]]:
+    """The rows of ``finding_flaps.sql`` as each pair's findings: judged and ordered (stable,
+    flapping, too few repeats; then by kind and key) column by column, then cut per pair."""
+    seen = table["seen"].to_numpy()
+    n = table["n"].to_numpy()
+    rate = np.divide(seen, n, out=np.zeros(len(n)), where=n > 0)
+    judged = n >= MIN_REPEAT_PAIRS
+    stable = judged & (rate < MAX_FLAP_RATE)
+    rank = np.where(judged, np.where(stable, 0, 1), 2)
+    kinds = pc.fill_null(pc.index_in(table["kind"], value_set=pa.array(KINDS)), len(KINDS))
+    pid = table["pid"].to_numpy()
+    # the SQL orders by pid, kind, key: a stable sort on (pid, rank, kind order) keeps the keys
+    at = np.lexsort((kinds.to_numpy(), rank, pid))
+    took = pa.array(at)
+    made = list(
+        map(
+            Finding,
+            pa.array(rate[at], mask=(n == 0)[at]).to_pylist(),
+            table["key"].take(took).to_pylist(),
+            table["kind"].take(took).to_pylist(),
+            n[at].tolist(),
+            pa.array(stable[at], mask=~judged[at]).to_pylist(),
         )
-    if few:
-        parts.append(
-            f"{len(few)} finding(s): too few repeats to tell (n={few[0].repeat_pairs}"
-            f" repeat pairs; {MIN_REPEAT_RUNS} baseline runs needed)"
-        )
-    return "; ".join(parts) if parts else None
+    )
+    cuts = np.searchsorted(pid[at], np.arange(pairs + 1)).tolist()
+    return [made[cuts[k] : cuts[k + 1]] for k in range(pairs)]
+
+
+def baseline_runs(repeat_pairs: int) -> int:
+    """The baseline runs m whose ordered repeat pairs number ``repeat_pairs`` = m (m - 1) (the
+    pair's own baseline run is one: at least 1)."""
+    return (1 + isqrt(1 + 4 * repeat_pairs)) // 2
+
+
+def rate_text(item: Finding) -> str:
+    """A finding's flap rate in words: "0 % of 12 repeat pairs", or "no repeat pairs"."""
+    return item.rate_words
 
 
 def describe(item: Finding) -> str:
     """A finding in words, e.g. "new_tool search_flights (0 % of 12 repeat pairs)"."""
-    if item.flap_rate is None:
-        return f"{item.kind} {item.key} (no repeat pairs)"
-    return (
-        f"{item.kind} {item.key} ({100 * item.flap_rate:.0f} % of {item.repeat_pairs} repeat pairs)"
+    return f"{item.kind} {item.key} ({rate_text(item)})"
+
+
+@dataclass(frozen=True, slots=True)
+class FindingsSummary:
+    """A pair's findings as every report shows them (``--explain``, the Markdown, the pair
+    page): the stable ones by name, the flapping ones counted and folded, those with too few
+    baseline repeats said so; read from the pair record's ``findings`` (never recomputed)."""
+
+    stable: tuple[Finding, ...]
+    flapping: tuple[Finding, ...]
+    unjudged: tuple[Finding, ...]  # too few baseline repeats to tell
+
+    @property
+    def total(self) -> int:
+        return len(self.stable) + len(self.flapping) + len(self.unjudged)
+
+    @property
+    def headline(self) -> str:
+        """ "Findings: 2 stable of 7.", or that there is none."""
+        if not self.total:
+            return "Findings: none (same tools, as often, in the same order, same arguments)."
+        return f"Findings: {len(self.stable)} stable of {self.total}."
+
+    @property
+    def flapping_line(self) -> str | None:
+        """ "3 flapping finding(s) folded (seen in 17-100 % of the baseline's own repeats)"."""
+        if not self.flapping:
+            return None
+        rates = sorted(round(100 * (f.flap_rate or 0)) for f in self.flapping)
+        shown = f"{rates[0]}" if rates[0] == rates[-1] else f"{rates[0]}-{rates[-1]}"
+        return (
+            f"{len(self.flapping)} flapping finding(s) folded (seen in {shown} % of the"
+            " baseline's own repeats)"
+        )
+
+    @property
+    def unjudged_line(self) -> str | None:
+        """ "7 finding(s) not judged: too few baseline repeats (n=1 baseline run; 3 needed)"."""
+        if not self.unjudged:
+            return None
+        runs = max(baseline_runs(f.repeat_pairs) for f in self.unjudged)
+        return (
+            f"{len(self.unjudged)} finding(s) not judged: too few baseline repeats (n={runs}"
+            f" baseline run{'s' if runs != 1 else ''}; {MIN_REPEAT_RUNS} needed)"
+        )
+
+    @property
+    def folded(self) -> str | None:
+        """What is folded, in one line (None: nothing)."""
+        parts = [x for x in (self.flapping_line, self.unjudged_line) if x]
+        return "; ".join(parts) if parts else None
+
+
+def summary(records: Sequence[FindingRecord]) -> FindingsSummary:
+    """A pair record's ``findings`` as :class:`FindingsSummary` (their order kept: stable
+    first, then by kind and key)."""
+    found = [Finding.of_record(r) for r in records]
+    return FindingsSummary(
+        tuple(f for f in found if f.verdict == "stable"),
+        tuple(f for f in found if f.verdict == "flapping"),
+        tuple(f for f in found if f.verdict == "too_few_repeats"),
     )
+
+
+def folded_line(findings: Sequence[Finding]) -> str | None:
+    """What the flapping findings of a pair fold into, in one line (None: nothing folded):
+    "3 flapping finding(s) folded (seen in 17-100 % of the baseline's own repeats)", or "7
+    finding(s) not judged: too few baseline repeats (n=2 baseline runs; 3 needed)"."""
+    return summary([f.record() for f in findings]).folded

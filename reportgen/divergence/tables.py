@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from reportgen.divergence.compare import Comparison
+from reportgen.divergence.findings import Finding, FindingsSummary, rate_text, summary
 from reportgen.divergence.records import PairRecord
 from reportgen.escape import md_code, md_text, term_text
 from reportgen.gating import pair_metrics
@@ -264,8 +265,87 @@ def markdown(
     fixed = _size(head) + _size(tail) + len(_more_line(ordered) or "") + 2
     kept = _fitting(rows, MARKDOWN_BYTES - fixed)
     more = _more_line(ordered[kept:])
-    text = "\n".join([*head, *rows[:kept], *(["", _md_cell(more)] if more else []), *tail])
+    body = [*head, *rows[:kept], *(["", _md_cell(more)] if more else [])]
+    found = findings_markdown(ordered[:kept], MARKDOWN_BYTES - fixed - _size(rows[:kept]))
+    text = "\n".join([*body, *found, *tail])
     return _capped(text, MARKDOWN_BYTES)
+
+
+#: The stable findings named per pair in the Markdown (as --explain names them).
+MARKDOWN_FINDINGS = 12
+_FINDINGS_HEAD = (
+    "Trajectory findings (flap rate: how often the baseline's own repeats of the task"
+    " differ the same way; stable below 5 % with at least 3 baseline runs; docs/statistics.md,"
+    ' "Flap rate"):'
+)
+
+
+def _finding_md(item: Finding) -> str:
+    return f"{item.kind} {md_code(item.key)} ({rate_text(item)})"
+
+
+def _pair_findings_md(pair: PairRecord, found: FindingsSummary) -> list[str]:
+    """One pair's findings as Markdown list lines: its headline, the stable ones by name and
+    what is folded (the words of --explain; agent text in code spans)."""
+    lines = [f"- {md_text(pair['pair_id'])}: {found.headline}"]
+    lines += [f"  - stable: {_finding_md(f)}" for f in found.stable[:MARKDOWN_FINDINGS]]
+    if len(found.stable) > MARKDOWN_FINDINGS:
+        lines.append(f"  - ... {len(found.stable) - MARKDOWN_FINDINGS} more stable finding(s)")
+    if found.folded:
+        lines.append(f"  - {found.folded}.")
+    return lines
+
+
+def findings_markdown(pairs: Sequence[PairRecord], budget: int) -> list[str]:
+    """The trajectory findings of ``pairs`` (the pairs the table shows, in its order), within
+    ``budget`` UTF-8 bytes: the pairs with a stable finding listed, the other pairs with
+    findings folded into a <details> block under a count line; the findings rendered from
+    each pair record's ``findings``, as --json and --explain give them. Pairs that do not fit
+    are counted in a line; nothing when no pair has findings."""
+    judged = [(p, summary(p["findings"])) for p in pairs if p.get("findings")]
+    if not judged:
+        return []
+    stable = [(p, f) for p, f in judged if f.stable]
+    rest = [(p, f) for p, f in judged if not f.stable]
+    flapping = sum(len(f.flapping) for _, f in rest)
+    unjudged = sum(1 for _, f in rest if f.unjudged)
+    lines = ["", _FINDINGS_HEAD, ""]
+    closing = ["", "</details>"]
+    cut = "... (the findings of {} more pair(s) are not shown; --json has every finding)"
+    room = budget - _size(lines) - _size(closing) - len(cut) - 20
+    left = len(judged)
+    if room <= 0:  # the table took the room: one line, if even that fits
+        line = cut.format(left)
+        return ["", line] if _size(["", line]) <= budget else []
+    for pair, found in stable:
+        entry = _pair_findings_md(pair, found)
+        if _size(entry) > room:
+            break
+        lines += entry
+        room -= _size(entry)
+        left -= 1
+    if rest and left == len(rest):
+        what = [f"{flapping} flapping finding(s)"] if flapping else []
+        if unjudged:
+            what.append(f"{unjudged} pair(s) with too few baseline repeats")
+        summary_line = (
+            f"<details><summary>{len(rest)} pair(s) with findings but no stable one"
+            f" ({', '.join(what)}): folded</summary>"
+        )
+        block = ["", summary_line, ""]
+        if _size(block) < room:
+            room -= _size(block)
+            for pair, found in rest:
+                entry = _pair_findings_md(pair, found)
+                if _size(entry) > room:
+                    break
+                block += entry
+                room -= _size(entry)
+                left -= 1
+            lines += [*block, *closing]
+    if left:
+        lines += ["", cut.format(left)]
+    return lines
 
 
 def _size(lines: Sequence[str]) -> int:

@@ -13,9 +13,11 @@ from typing import Any, ClassVar
 
 from markupsafe import Markup
 
+from reportgen.divergence.findings import FindingsSummary
 from reportgen.divergence.textdiff import WordDiff
 from reportgen.divergence.why import Why
 from reportgen.site import fmt
+from reportgen.site.pages_reliability import ReliabilityChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +226,8 @@ class HistoryPage(Page):
     night_verdicts: list[dict[str, Any]] = field(default_factory=list)  # significant, per night
     reliability: list[dict[str, Any]] = field(default_factory=list)  # pages_reliability rows
     reliability_columns: list[dict[str, Any]] = field(default_factory=list)
+    reliability_changes: list[ReliabilityChange] = field(default_factory=list)
+    reliability_by_suite: bool = False  # rows name their suite
 
 
 @dataclass(frozen=True)
@@ -289,6 +293,10 @@ class ComparePage(Page):
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # per night, latest first
     paired_by: str = "suite, task and trial, night by night"  # what paired the runs, in words
     headline: str | None = None  # the latest compared night in one sentence (as `gate` says it)
+    reliability: list[dict[str, Any]] = field(default_factory=list)  # both labels, per night
+    reliability_columns: list[dict[str, Any]] = field(default_factory=list)
+    reliability_changes: list[ReliabilityChange] = field(default_factory=list)
+    reliability_by_suite: bool = False
 
 
 @dataclass(kw_only=True)
@@ -307,6 +315,7 @@ class PairPage(Page):
     title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
     steps_src: tuple[str, str] = ("", "")  # the two runs' step data scripts (stepdata.py)
     rows_data: str = ""  # the rows as the table's packed data (pairrows.py)
+    findings: FindingsSummary | None = None  # the pair record's trajectory findings
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from reportgen.divergence.findings import summary
 from reportgen.divergence.records import PairRecord, StepDiff
 from reportgen.divergence.reference import argument_diff, normalise_status
 from reportgen.divergence.textdiff import WordDiff
@@ -34,6 +35,7 @@ from reportgen.site.context import (
     WhyView,
 )
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
+from reportgen.site.pages_reliability import reliability_view
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.pairrows import packed_rows
 from reportgen.site.stepdata import steps_path
@@ -406,6 +408,7 @@ def pair_page(
         diffs_skipped=skipped,
         why=why_view(reason, rows),
         title_id=name and pair.task_id,
+        findings=summary(m["findings"]) if "findings" in m else None,
         steps_src=(
             steps_path(paths.run_path(base["suite"], base["task_id"], base["run_id"])),
             steps_path(paths.run_path(cand["suite"], cand["task_id"], cand["run_id"])),
@@ -644,6 +647,7 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
         figures.append(scatter)
     rows.sort(key=lambda r: not r["broken"])  # newly broken pairs first (a stable sort)
     rows.sort(key=lambda r: r["batch"], reverse=True)
+    reliable = reliability_view(data.reliability, data.suites, both)
     return ComparePage(
         path=paths.compare_index_path(data.baseline_label, data.candidate_label),
         title=f"{data.baseline_label} vs {data.candidate_label}",
@@ -656,4 +660,8 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
         pairs=rows,
         unpaired=unpaired,
         headline=verdicts[0]["headline"] if verdicts else None,
+        reliability=reliable.rows,
+        reliability_columns=reliable.columns,
+        reliability_changes=reliable.changes,
+        reliability_by_suite=reliable.by_suite,
     )

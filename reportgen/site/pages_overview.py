@@ -25,7 +25,7 @@ from reportgen.site.pages_compare import (
 )
 from reportgen.site.pages_convergence import convergence_history_charts, convergence_rows
 from reportgen.site.pages_iterations import loop_run_rows
-from reportgen.site.pages_reliability import reliability_table
+from reportgen.site.pages_reliability import reliability_view
 from reportgen.site.pages_runs import _pair_row
 from reportgen.site.pages_spend import index_avoidable
 from reportgen.statistics.methods import benjamini_hochberg
@@ -182,13 +182,14 @@ def history_pages(
             v for (s, _), v in sorted(stats.items(), key=lambda kv: kv[0][1], reverse=True)
             if s == suite
         ]  # fmt: skip
-        columns, reliable = reliability_table(data.reliability, suite)
+        reliable = reliability_view(data.reliability, [suite])
         pages.append(HistoryPage(
             path=paths.history_path(suite), title=f"History of {suite}", nav=nav, charts=figures,
             suite=suite, change_points=found,
             table=sorted(rows, key=lambda r: (r["batch"], r["label"]), reverse=True),
             convergence=convergence_rows(data, suite),
-            reliability_columns=columns, reliability=reliable,
+            reliability_columns=reliable.columns, reliability=reliable.rows,
+            reliability_changes=reliable.changes,
             notes=[
                 n
                 for note in data.suite_notes.get(suite, [])

@@ -19,9 +19,11 @@ from hypothesis import strategies as st
 from reportgen.divergence.findings import (
     MAX_FLAP_RATE,
     FlapPair,
+    baseline_runs,
     finding,
     folded_line,
     pair_findings,
+    summary,
 )
 
 Step = tuple[str, dict[str, Any], str]  # action, input, status
@@ -97,7 +99,32 @@ def test_two_runs_are_too_few_repeats() -> None:
     runs = {"b0": BASE, "b1": BASE, "c": [*BASE, ("cancel", {}, "ok")]}
     (only,) = _judge(runs, ["b0", "b1"], "c", "b0")
     assert only.repeat_pairs == 2 and only.stable is None and only.verdict == "too_few_repeats"
-    assert "too few repeats to tell (n=2" in (folded_line([only]) or "")
+    assert folded_line([only]) == (
+        "1 finding(s) not judged: too few baseline repeats (n=2 baseline runs; 3 needed)"
+    )
+
+
+def test_baseline_runs_of_repeat_pairs() -> None:
+    assert [baseline_runs(m * (m - 1)) for m in range(1, 30)] == list(range(1, 30))
+
+
+def test_summary_of_records_folds_flapping_and_unjudged() -> None:
+    records = [
+        finding("new_tool", "cancel", 0, 6).record(),
+        finding("step_added", "get_user", 2, 6).record(),
+        finding("new_loop", "get_user", 6, 6).record(),
+    ]
+    found = summary(records)
+    assert [f.key for f in found.stable] == ["cancel"] and len(found.flapping) == 2
+    assert found.headline == "Findings: 1 stable of 3."
+    assert found.folded == (
+        "2 flapping finding(s) folded (seen in 33-100 % of the baseline's own repeats)"
+    )
+    assert summary([]).headline.startswith("Findings: none")
+    few = summary([finding("new_tool", "x", 0, 0).record()])
+    assert few.unjudged_line == (
+        "1 finding(s) not judged: too few baseline repeats (n=1 baseline run; 3 needed)"
+    )
 
 
 def test_each_kind_of_finding() -> None:
@@ -252,3 +279,22 @@ def test_simulation_candidates_like_the_baseline_rarely_show_a_stable_finding() 
     assert noisy / tasks <= MAX_FLAP_RATE, noisy
     assert all(any(f.stable and (f.kind, f.key) == ("new_tool", "refund") for f in items)
                for items in injected)  # fmt: skip
+
+
+def test_groups_judged_in_one_call_are_judged_apart() -> None:
+    # two tasks in one query: each pair's flap rates count only its own group's repeats
+    twice = [BASE[0], BASE[1], BASE[1], BASE[2]]
+    runs: dict[str, Sequence[Step]] = {
+        "x0": BASE, "x1": BASE, "x2": twice, "xc": twice,
+        "y0": twice, "y1": twice, "y2": twice, "y3": BASE, "yc": [*BASE, ("cancel", {}, "ok")],
+    }  # fmt: skip
+    con = _archive(runs)
+    groups = [(r, "x") for r in ("x0", "x1", "x2")] + [(r, "y") for r in ("y0", "y1", "y2", "y3")]
+    together = pair_findings(con, [FlapPair("x0", "xc", "x"), FlapPair("y3", "yc", "y")], groups)
+    apart = [
+        pair_findings(con, [FlapPair("x0", "xc", "x")], groups[:3])[0],
+        pair_findings(con, [FlapPair("y3", "yc", "y")], groups[3:])[0],
+    ]
+    assert together == apart
+    assert {f.repeat_pairs for f in together[0]} == {6}
+    assert {f.repeat_pairs for f in together[1]} == {12}
