@@ -53,6 +53,10 @@ _CHUNK = 1 << 20
 BATCH_ROWS = 16
 """Rows pyarrow decodes at a time from a snapshot file: a compressed-text bomb (a value of
 a MB repeated, a few KB on disk) inflates only this many values at once."""
+RESTORE_MEMORY_MB = 1024
+"""DuckDB's memory limit during a restore (see reportgen.ingest.loader.bound_memory): more than
+ingest's 512 MB, as checkpointing values of a MB each needs the room (at 512 MB a snapshot of
+1,200 such values failed to restore)."""
 BATCH_BYTES = 32 << 20
 """About how many bytes of decoded rows one INSERT into the new archive takes."""
 
@@ -245,7 +249,7 @@ def _load(built: Path, scratch: Path, manifest: dict[str, Any], where: str) -> d
     from reportgen.ingest.loader import bound_memory
 
     con = connect(built)
-    bound_memory(con)
+    bound_memory(con, RESTORE_MEMORY_MB)
     rows: dict[str, int] = {}
     try:
         for file, entry in manifest["files"].items():

@@ -317,15 +317,15 @@ def _ingest(
     return report
 
 
-def bound_memory(con: duckdb.DuckDBPyConnection) -> None:
-    """Lower the session's memory limit to INGEST_MEMORY_MB for a load or a restore (unless
-    set by REPORTGEN_DUCKDB_MEMORY_LIMIT, or lower already)."""
+def bound_memory(con: duckdb.DuckDBPyConnection, megabytes: int = INGEST_MEMORY_MB) -> None:
+    """Lower the session's memory limit to ``megabytes`` for a load or a restore (unless set
+    by REPORTGEN_DUCKDB_MEMORY_LIMIT, or lower already)."""
     if os.environ.get(MEMORY_LIMIT_ENV, "").strip():
         return
     share = memory_limit()
-    if share.endswith("MB") and share[:-2].isdigit() and int(share[:-2]) <= INGEST_MEMORY_MB:
+    if share.endswith("MB") and share[:-2].isdigit() and int(share[:-2]) <= megabytes:
         return
-    con.execute(f"SET memory_limit = '{INGEST_MEMORY_MB}MB'")
+    con.execute(f"SET memory_limit = '{int(megabytes)}MB'")
 
 
 def _stale_identity(con: duckdb.DuckDBPyConnection) -> list[str]:
