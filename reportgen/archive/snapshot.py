@@ -19,6 +19,8 @@ from typing import Any
 
 import duckdb
 import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from reportgen import __version__
 from reportgen.archive.connection import SCHEMA_VERSION, connect, duckdb_path, recompute_step_hashes
@@ -48,6 +50,15 @@ TABLES = (
     ("suite_notes", "suite, path, content_hash"),
 )
 _CHUNK = 1 << 20
+BATCH_ROWS = 16
+"""Rows pyarrow decodes at a time from a snapshot file: a compressed-text bomb (a value of
+a MB repeated, a few KB on disk) inflates only this many values at once."""
+RESTORE_MEMORY_MB = 1024
+"""DuckDB's memory limit during a restore (see reportgen.ingest.loader.bound_memory): more than
+ingest's 512 MB, as checkpointing values of a MB each needs the room (at 512 MB a snapshot of
+1,200 such values failed to restore)."""
+BATCH_BYTES = 32 << 20
+"""About how many bytes of decoded rows one INSERT into the new archive takes."""
 
 
 def _quoted(path: Path) -> str:
@@ -205,18 +216,47 @@ def _check_room(manifest: dict[str, Any], folder: Path, name: str) -> None:
         raise InputError(name, f"the snapshot needs about {needed:,} bytes; {free:,} are free")
 
 
+def _insert_batches(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> None:
+    """Insert the rows of the Parquet file at ``path`` into ``table``, decoded BATCH_ROWS at a
+    time and inserted about BATCH_BYTES at a time: memory stays bounded however far the
+    file's text inflates (DuckDB's read_parquet decodes 2,048 rows at once: 1,200 values of a
+    MB each were 5 GB)."""
+    parquet = pq.ParquetFile(path)
+    group: list[pa.RecordBatch] = []
+    size = 0
+    for batch in parquet.iter_batches(batch_size=BATCH_ROWS, use_threads=False):
+        group.append(batch)
+        size += batch.nbytes
+        if size >= BATCH_BYTES:
+            _insert(con, table, group, parquet.schema_arrow)
+            group, size = [], 0
+    _insert(con, table, group, parquet.schema_arrow)
+
+
+def _insert(
+    con: duckdb.DuckDBPyConnection, table: str, group: list[pa.RecordBatch], schema: pa.Schema
+) -> None:
+    """One INSERT of ``group``, read by DuckDB's replacement scan of a local variable (a
+    registered object would stay alive until the session ends)."""
+    if not group:
+        return
+    rg_batches = pa.Table.from_batches(group, schema)  # noqa: F841 (scanned by name)
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM rg_batches")
+
+
 def _load(built: Path, scratch: Path, manifest: dict[str, Any], where: str) -> dict[str, int]:
     """Insert every table's rows into a new archive at ``built``; return the row counts."""
+    from reportgen.ingest.loader import bound_memory
+
     con = connect(built)
+    bound_memory(con, RESTORE_MEMORY_MB)
     rows: dict[str, int] = {}
     try:
         for file, entry in manifest["files"].items():
             table = entry["table"]
             try:
-                con.execute(
-                    f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet({_quoted(scratch / file)})"
-                )
-            except duckdb.Error as exc:
+                _insert_batches(con, table, scratch / file)
+            except (duckdb.Error, pa.ArrowException, OSError) as exc:
                 first = str(exc).splitlines()[0]
                 raise InputError(f"{where.rstrip('/')}/{file}", f"cannot load: {first}") from None
             row = con.execute(f"SELECT count(*) FROM {table}").fetchone()

@@ -363,6 +363,17 @@ def _fitting(lines: Sequence[str], budget: int) -> int:
     return len(lines)
 
 
+def fit_markdown(blocks: Sequence[Sequence[str]], reserved: int) -> int:
+    """How many of ``blocks`` (groups of lines kept or left out whole), from the first, fit
+    in :data:`MARKDOWN_BYTES` with ``reserved`` bytes kept for what follows them."""
+    return _fitting(["\n".join(b) for b in blocks], MARKDOWN_BYTES - reserved)
+
+
+def capped_markdown(text: str) -> str:
+    """``text`` cut to :data:`MARKDOWN_BYTES` as :func:`markdown` cuts a comment."""
+    return _capped(text, MARKDOWN_BYTES)
+
+
 def _capped(text: str, limit: int) -> str:
     """``text`` when it fits in ``limit`` UTF-8 bytes, else its whole lines that fit and a
     line saying it was cut (a long headline or lead can still exceed the limit alone)."""

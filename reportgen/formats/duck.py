@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -68,23 +67,32 @@ def parse_records(
     sources, and run each statement of ``also`` (e.g. an INSERT reading the same records)
     on every batch; on a parse error, explain it by file and line."""
     registered = _records_name(select_sql)
-    con.register(registered, empty_records())
-    try:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {select_sql}")
-    finally:
-        con.unregister(registered)
+    execute_over(
+        con, f"CREATE OR REPLACE TEMP TABLE {table} AS {select_sql}", registered, empty_records()
+    )
     for batch in record_batches(sources):
-        con.register(registered, batch)
         try:
             _valid_text(batch)
-            con.execute(f"INSERT INTO {table} BY NAME {select_sql}")
+            execute_over(con, f"INSERT INTO {table} BY NAME {select_sql}", registered, batch)
             for statement in also:
-                con.execute(statement)
+                execute_over(con, statement, registered, batch)
         except (duckdb.Error, pa.ArrowInvalid) as exc:
             raise explain(exc, _bad_files(batch, sources), schema, extra) from None
-        finally:
-            with contextlib.suppress(duckdb.Error):  # void after an error: nothing to drop
-                con.unregister(registered)
+
+
+def execute_over(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    name: str,
+    table: pa.Table,
+    params: dict[str, object] | None = None,
+) -> None:
+    """Run ``sql``, which reads the Arrow ``table`` as ``name``, through DuckDB's replacement
+    scan of a local variable, not ``con.register``: inside a transaction DuckDB keeps every
+    registered object alive until the transaction ends (the dropped view stays in its
+    catalog), so registering each batch of a load would hold the whole input in memory."""
+    rg_arrow_scan = table  # noqa: F841 (read by DuckDB's replacement scan, by name)
+    con.execute(re.sub(rf"\b{re.escape(name)}\b", "rg_arrow_scan", sql), params)
 
 
 def _valid_text(batch: pa.Table) -> None:

@@ -21,7 +21,14 @@ import pyarrow as pa
 
 from reportgen._sql import load_sql
 from reportgen.archive import arrow
-from reportgen.archive.connection import connect, damaged, duckdb_path, first_row
+from reportgen.archive.connection import (
+    MEMORY_LIMIT_ENV,
+    connect,
+    damaged,
+    duckdb_path,
+    first_row,
+    memory_limit,
+)
 from reportgen.archive.outcomes import ERROR_KINDS, REASON_WIDTH
 from reportgen.archive.parquet import parquet_location
 from reportgen.archive.parquet_write import ingest_parquet
@@ -47,6 +54,12 @@ ProgressHook = Callable[[str, int, int], None]
 """Called as ``hook(phase, done, total)`` while a load runs."""
 
 COUNTED = ("runs", "steps", "iterations", "outputs")
+
+INGEST_MEMORY_MB = 512
+"""DuckDB's memory limit during a load, when the machine's share (connection.memory_limit) is
+larger and REPORTGEN_DUCKDB_MEMORY_LIMIT is not set: staged rows past it spill to the temp
+directory, so a load's peak memory is this plus a few record batches (records.CHUNK_BYTES),
+whatever the input's size (docs/scale.md)."""
 
 BATCH_GAP = timedelta(hours=6)
 """Runs without a batch are grouped into jobs by the gaps between their start times: a gap
@@ -146,8 +159,8 @@ def ingest(
         sessions=sessions or SessionOptions(),
         overrides=Overrides(label, suite),
     )
-    if isinstance(db, duckdb.DuckDBPyConnection):
-        return load(lambda: db, ":memory:", own=False)
+    if isinstance(db, duckdb.DuckDBPyConnection):  # the caller's session, its limit as set
+        return load(lambda: db, ":memory:", own=False, bounded=False)
     display = str(db)
     location = parquet_location(db)
     if location is not None:  # a Parquet archive folder: published by a manifest swap
@@ -230,6 +243,7 @@ def _ingest(
     display: str,
     *,
     own: bool,
+    bounded: bool = True,
     replace: bool,
     skip_invalid: bool,
     format_name: str | None,
@@ -264,6 +278,8 @@ def _ingest(
                 sources.append(measured)
             hook("checking files", done, len(found))
     con = opening.result()
+    if bounded:
+        bound_memory(con)
     collector = _NoticeCollector(report.notices)
     logging.getLogger("reportgen.formats").addHandler(collector)
     try:
@@ -299,6 +315,17 @@ def _ingest(
     report.invalid = sorted(bad, key=lambda e: (e.path, e.line or 0))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def bound_memory(con: duckdb.DuckDBPyConnection, megabytes: int = INGEST_MEMORY_MB) -> None:
+    """Lower the session's memory limit to ``megabytes`` for a load or a restore (unless set
+    by REPORTGEN_DUCKDB_MEMORY_LIMIT, or lower already)."""
+    if os.environ.get(MEMORY_LIMIT_ENV, "").strip():
+        return
+    share = memory_limit()
+    if share.endswith("MB") and share[:-2].isdigit() and int(share[:-2]) <= megabytes:
+        return
+    con.execute(f"SET memory_limit = '{int(megabytes)}MB'")
 
 
 def _stale_identity(con: duckdb.DuckDBPyConnection) -> list[str]:

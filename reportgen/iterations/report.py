@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from reportgen.divergence.tables import capped_markdown, fit_markdown
 from reportgen.escape import term_text
 from reportgen.iterations.checks import BUILD_ONLY
 from reportgen.iterations.gates import GateVerdict, IterationGates
@@ -165,28 +166,44 @@ def print_text(
 
 
 def render_markdown(runs: Sequence[RunProgress], verdicts: Sequence[GateVerdict]) -> str:
-    """The report as GitHub-flavoured Markdown (for CI summaries and PR comments)."""
-    out: list[str] = []
-    for run in runs:
-        out.append(f"## {_md(run.run_id)}\n")
-        out.extend(f"- {_md(line)}" for line in summary_lines(run))
-        out.append("")
+    """The report as GitHub-flavoured Markdown (for CI summaries and PR comments), within
+    GitHub's comment limit as compare's is (divergence.tables.MARKDOWN_BYTES): steps are left
+    out from the end, whole, a line counting them, and the gates always come last."""
+    blocks: list[list[str]] = []  # a run's heading and summary, then each of its steps
+    owners: list[int] = []
+    for n, run in enumerate(runs):
+        head = [f"## {_md(run.run_id)}\n", *(f"- {_md(line)}" for line in summary_lines(run))]
+        blocks.append([*head, ""])
+        owners.append(n)
         for step in run.steps:
-            out.append(f"### {_md(step_heading(step))}\n")
-            out.append("| " + " | ".join(COLUMNS) + " |")
-            out.append("|" + "---:|" * (len(COLUMNS) - 1) + ":---|")
-            for attempt in step.attempts:
-                out.append("| " + " | ".join(attempt_cells(attempt)) + " |")
+            lines = [f"### {_md(step_heading(step))}\n", "| " + " | ".join(COLUMNS) + " |"]
+            lines.append("|" + "---:|" * (len(COLUMNS) - 1) + ":---|")
+            lines += ["| " + " | ".join(attempt_cells(a)) + " |" for a in step.attempts]
             notes = step_notes(step)
             if notes:
-                out.append("")
-                out.extend(_md(n) for n in notes)
-            out.append("")
+                lines += ["", *(_md(n) for n in notes)]
+            blocks.append([*lines, ""])
+            owners.append(n)
+    tail: list[str] = []
     if verdicts:
-        out.append("## Gates\n")
-        out.extend(f"- {'pass' if v.passed else 'FAIL'}: {_md(v.message)}" for v in verdicts)
-        out.append("")
-    return "\n".join(out).rstrip() + "\n"
+        tail.append("## Gates\n")
+        tail.extend(f"- {'pass' if v.passed else 'FAIL'}: {_md(v.message)}" for v in verdicts)
+        tail.append("")
+    more_room = len(_more_line(len(blocks), len(runs))) + 4
+    kept = fit_markdown(blocks, sum(len(t.encode()) + 1 for t in tail) + more_room)
+    out = [line for block in blocks[:kept] for line in block]
+    if kept < len(blocks):
+        left = len(blocks) - kept - (len(runs) - len(set(owners[:kept])))
+        out += [_more_line(left, len(set(owners[kept:]))), ""]
+    return capped_markdown("\n".join([*out, *tail]).rstrip()) + "\n"
+
+
+def _more_line(steps: int, runs: int) -> str:
+    """The line saying what the Markdown leaves out to stay within GitHub's limit."""
+    return (
+        f"... {_plural(steps, 'more step')} of {_plural(runs, 'run')} not shown (GitHub's"
+        " comment limit; --json lists every step)"
+    )
 
 
 def _print_verdicts(console: Console, verdicts: Sequence[GateVerdict]) -> None:

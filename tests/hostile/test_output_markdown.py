@@ -128,3 +128,34 @@ def test_markdown_fits_a_github_comment(tmp_path: Path) -> None:
     assert 0 < shown < 250
     assert f"... {250 - shown} more pair(s) not shown" in text
     assert text.rstrip().splitlines()[-1].startswith("No gates set")  # the thresholds line
+
+
+def test_iterations_markdown_stays_within_githubs_comment_limit(tmp_path: Path) -> None:
+    """3,000 steps of 40 runs: the Markdown is capped as compare's is, whole steps left out
+    from the end with a line counting them, and the gates still come last."""
+    from tests.iterations.helpers import make_app, write_records
+
+    records = [
+        {
+            "run": f"run-{r}",
+            "iter": s + 1,
+            "step": f"step-{s}-" + "x" * 40,
+            "attempt": 1,
+            "check": "pytest",
+            "exit": 1,
+            "failing": ["tests/test_a.py::test_one"],
+        }
+        for r in range(40)
+        for s in range(75)
+    ]
+    loop = write_records(tmp_path / "loop.jsonl", records)
+    result = runner.invoke(make_app(), ["iterations", str(loop), "--markdown", "--fail-on-thrash"])
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert len(text.encode()) <= MARKDOWN_BYTES
+    more = re.search(r"\.\.\. (\d+) more steps of (\d+) runs not shown", text)
+    assert more is not None, text[-500:]
+    shown = text.count("\n### ")
+    assert shown + int(more[1]) == 40 * 75
+    assert text.startswith("## run-0\n")
+    _check(text)

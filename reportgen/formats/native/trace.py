@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from functools import cache
 
 import duckdb
@@ -12,13 +11,17 @@ from reportgen.errors import InputError
 from reportgen.formats.base import Marked, StageOptions, first_record
 from reportgen.formats.diagnose import first_problem, load_schema
 from reportgen.formats.diagnose import parents_precede as _parents_precede
-from reportgen.formats.duck import parse_records, run_checks
+from reportgen.formats.duck import execute_over, parse_records, run_checks
 from reportgen.formats.source import SourceFile
 
 _STEPS_KEY = Marked(rb'"steps"\s*:\s*\[')
 ITEM_BATCH_ROWS = 64
 """Runs per Arrow record batch of the steps trace_steps.sql types: DuckDB's threads share
 batches, while a temp table of a few thousand runs is one row group (one thread's scan)."""
+SLICE_STEPS = 1 << 17
+"""About how many untyped steps (plus one per run) trace_steps.sql types at a time: the Arrow
+copy of a slice lives outside DuckDB's memory limit, so it is bounded by this, not by the
+input (trace_item_slices.sql; a few tens of MB for steps of a few hundred bytes)."""
 
 
 class NativeTrace:
@@ -76,13 +79,14 @@ class NativeTrace:
 
     def _untyped_steps(self, con: duckdb.DuckDBPyConnection) -> None:
         """Type the steps of the records the byte scan did not find typed (trace_steps.sql)."""
-        items = con.sql("SELECT rowid AS rid, steps FROM stage_trace_raw WHERE NOT typed")
-        con.register("stage_trace_items", items.to_arrow_reader(ITEM_BATCH_ROWS).read_all())
-        try:
-            con.execute(load_sql("trace_steps"))
-        finally:
-            with contextlib.suppress(duckdb.Error):  # void after an error: nothing to drop
-                con.unregister("stage_trace_items")
+        slices = con.execute(load_sql("trace_item_slices"), {"steps": SLICE_STEPS}).fetchall()
+        for lo, hi in slices:  # a slice at a time: memory bounded whatever the input's size
+            items = con.sql(
+                "SELECT rowid AS rid, steps FROM stage_trace_raw"
+                f" WHERE NOT typed AND rowid BETWEEN {int(lo)} AND {int(hi)}"
+            )
+            arrow = items.to_arrow_reader(ITEM_BATCH_ROWS).read_all()
+            execute_over(con, load_sql("trace_steps"), "stage_trace_items", arrow)
 
     def _check(self, con: duckdb.DuckDBPyConnection, check: str, sources: list[SourceFile]) -> None:
         run_checks(con, load_sql(check), sources, self.schema, _parents_precede)

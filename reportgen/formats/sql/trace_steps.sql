@@ -4,7 +4,7 @@
 -- Needs: the Arrow table stage_trace_items (rid, steps: stage_trace_raw's rowid and steps, for
 --   the records that are not typed, in small record batches so that DuckDB's threads share
 --   the work: a temp table of a few thousand runs is one row group, which one thread scans;
---   registered by NativeTrace.stage),
+--   registered by NativeTrace.stage a slice of trace_item_slices.sql at a time),
 --   temp table stage_trace_runs (trace_runs.sql)
 --   and stage_steps (made, with its extra problem column, by reportgen.ingest.loader._load);
 --   macros rg_absent, rg_keys, rg_text, rg_bad_text, rg_bad_any_text, rg_bad_count,
