@@ -392,3 +392,14 @@ def table_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         row = first_row(con, f"SELECT count(*) FROM {table}")
         counts[table] = int(row[0]) if row else 0
     return counts
+
+
+def bound_memory(con: duckdb.DuckDBPyConnection, megabytes: int) -> None:
+    """Lower the session's memory limit to ``megabytes`` for a load or a restore (unless set
+    by REPORTGEN_DUCKDB_MEMORY_LIMIT, or lower already)."""
+    if os.environ.get(MEMORY_LIMIT_ENV, "").strip():
+        return
+    share = memory_limit()
+    if share.endswith("MB") and share[:-2].isdigit() and int(share[:-2]) <= megabytes:
+        return
+    con.execute(f"SET memory_limit = '{int(megabytes)}MB'")

@@ -23,7 +23,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from reportgen import __version__
-from reportgen.archive.connection import SCHEMA_VERSION, connect, duckdb_path, recompute_step_hashes
+from reportgen.archive.connection import (
+    SCHEMA_VERSION,
+    bound_memory,
+    connect,
+    duckdb_path,
+    recompute_step_hashes,
+)
 from reportgen.archive.parquet import parquet_location
 from reportgen.archive.parquet_convert import convert
 from reportgen.archive.restore_checks import check_restored
@@ -54,7 +60,7 @@ BATCH_ROWS = 16
 """Rows pyarrow decodes at a time from a snapshot file: a compressed-text bomb (a value of
 a MB repeated, a few KB on disk) inflates only this many values at once."""
 RESTORE_MEMORY_MB = 1024
-"""DuckDB's memory limit during a restore (see reportgen.ingest.loader.bound_memory): more than
+"""DuckDB's memory limit during a restore (see connection.bound_memory): more than
 ingest's 512 MB, as checkpointing values of a MB each needs the room (at 512 MB a snapshot of
 1,200 such values failed to restore)."""
 BATCH_BYTES = 32 << 20
@@ -246,7 +252,6 @@ def _insert(
 
 def _load(built: Path, scratch: Path, manifest: dict[str, Any], where: str) -> dict[str, int]:
     """Insert every table's rows into a new archive at ``built``; return the row counts."""
-    from reportgen.ingest.loader import bound_memory
 
     con = connect(built)
     bound_memory(con, RESTORE_MEMORY_MB)

@@ -16,7 +16,6 @@ from typing import Final, Literal
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from reportgen._sql import load_sql
 from reportgen.archive import arrow
@@ -137,30 +136,32 @@ def pair_findings(
     return _grouped(table, len(pairs))
 
 
+_KIND_ORDER = {kind: at for at, kind in enumerate(KINDS)}
+
+
 def _grouped(table: pa.Table, pairs: int) -> list[list[Finding]]:
     """The rows of ``finding_flaps.sql`` as each pair's findings: judged and ordered (stable,
     flapping, too few repeats; then by kind and key) column by column, then cut per pair."""
-    seen = table["seen"].to_numpy()
-    n = table["n"].to_numpy()
+    # columns through lists: a ChunkedArray's to_numpy() and pa.array() import pandas
+    seen = np.array(table["seen"].to_pylist(), dtype=np.int64)
+    n = np.array(table["n"].to_pylist(), dtype=np.int64)
     rate = np.divide(seen, n, out=np.zeros(len(n)), where=n > 0)
     judged = n >= MIN_REPEAT_PAIRS
     stable = judged & (rate < MAX_FLAP_RATE)
     rank = np.where(judged, np.where(stable, 0, 1), 2)
-    kinds = pc.fill_null(pc.index_in(table["kind"], value_set=pa.array(KINDS)), len(KINDS))
-    pid = table["pid"].to_numpy()
+    kind_list = table["kind"].to_pylist()
+    kinds = np.array([_KIND_ORDER.get(k, len(KINDS)) for k in kind_list], dtype=np.int64)
+    pid = np.array(table["pid"].to_pylist(), dtype=np.int64)
     # the SQL orders by pid, kind, key: a stable sort on (pid, rank, kind order) keeps the keys
-    at = np.lexsort((kinds.to_numpy(), rank, pid))
-    took = pa.array(at)
-    made = list(
-        map(
-            Finding,
-            pa.array(rate[at], mask=(n == 0)[at]).to_pylist(),
-            table["key"].take(took).to_pylist(),
-            table["kind"].take(took).to_pylist(),
-            n[at].tolist(),
-            pa.array(stable[at], mask=~judged[at]).to_pylist(),
-        )
-    )
+    at = np.lexsort((kinds, rank, pid))
+    order = at.tolist()
+    keys = table["key"].to_pylist()
+    rates, counts = rate[at].tolist(), n[at].tolist()
+    stables, judges = stable[at].tolist(), judged[at].tolist()
+    made = [
+        Finding(None if c == 0 else r, keys[i], kind_list[i], c, s if j else None)
+        for i, r, c, s, j in zip(order, rates, counts, stables, judges, strict=True)
+    ]
     cuts = np.searchsorted(pid[at], np.arange(pairs + 1)).tolist()
     return [made[cuts[k] : cuts[k + 1]] for k in range(pairs)]
 

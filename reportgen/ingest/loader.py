@@ -22,12 +22,11 @@ import pyarrow as pa
 from reportgen._sql import load_sql
 from reportgen.archive import arrow
 from reportgen.archive.connection import (
-    MEMORY_LIMIT_ENV,
+    bound_memory,
     connect,
     damaged,
     duckdb_path,
     first_row,
-    memory_limit,
 )
 from reportgen.archive.outcomes import ERROR_KINDS, REASON_WIDTH
 from reportgen.archive.parquet import parquet_location
@@ -279,7 +278,7 @@ def _ingest(
             hook("checking files", done, len(found))
     con = opening.result()
     if bounded:
-        bound_memory(con)
+        bound_memory(con, INGEST_MEMORY_MB)
     collector = _NoticeCollector(report.notices)
     logging.getLogger("reportgen.formats").addHandler(collector)
     try:
@@ -315,17 +314,6 @@ def _ingest(
     report.invalid = sorted(bad, key=lambda e: (e.path, e.line or 0))
     report.seconds = time.perf_counter() - started
     return report
-
-
-def bound_memory(con: duckdb.DuckDBPyConnection, megabytes: int = INGEST_MEMORY_MB) -> None:
-    """Lower the session's memory limit to ``megabytes`` for a load or a restore (unless set
-    by REPORTGEN_DUCKDB_MEMORY_LIMIT, or lower already)."""
-    if os.environ.get(MEMORY_LIMIT_ENV, "").strip():
-        return
-    share = memory_limit()
-    if share.endswith("MB") and share[:-2].isdigit() and int(share[:-2]) <= megabytes:
-        return
-    con.execute(f"SET memory_limit = '{int(megabytes)}MB'")
 
 
 def _stale_identity(con: duckdb.DuckDBPyConnection) -> list[str]:
