@@ -296,6 +296,23 @@ def _pair_findings_md(pair: PairRecord, found: FindingsSummary) -> list[str]:
     return lines
 
 
+def _fit(
+    pairs: Sequence[tuple[PairRecord, FindingsSummary]], room: int
+) -> tuple[list[str], int, int]:
+    """The findings lines of as many of ``pairs`` (in order) as fit in ``room`` UTF-8 bytes:
+    the lines, how many pairs they show and the room left."""
+    lines: list[str] = []
+    shown = 0
+    for pair, found in pairs:
+        entry = _pair_findings_md(pair, found)
+        if _size(entry) > room:
+            break
+        lines += entry
+        room -= _size(entry)
+        shown += 1
+    return lines, shown, room
+
+
 def findings_markdown(pairs: Sequence[PairRecord], budget: int) -> list[str]:
     """The trajectory findings of ``pairs`` (the pairs the table shows, in its order), within
     ``budget`` UTF-8 bytes: the pairs with a stable finding listed, the other pairs with
@@ -317,13 +334,9 @@ def findings_markdown(pairs: Sequence[PairRecord], budget: int) -> list[str]:
     if room <= 0:  # the table took the room: one line, if even that fits
         line = cut.format(left)
         return ["", line] if _size(["", line]) <= budget else []
-    for pair, found in stable:
-        entry = _pair_findings_md(pair, found)
-        if _size(entry) > room:
-            break
-        lines += entry
-        room -= _size(entry)
-        left -= 1
+    entries, shown, room = _fit(stable, room)
+    lines += entries
+    left -= shown
     if rest and left == len(rest):
         what = [f"{flapping} flapping finding(s)"] if flapping else []
         if unjudged:
@@ -334,15 +347,9 @@ def findings_markdown(pairs: Sequence[PairRecord], budget: int) -> list[str]:
         )
         block = ["", summary_line, ""]
         if _size(block) < room:
-            room -= _size(block)
-            for pair, found in rest:
-                entry = _pair_findings_md(pair, found)
-                if _size(entry) > room:
-                    break
-                block += entry
-                room -= _size(entry)
-                left -= 1
-            lines += [*block, *closing]
+            entries, shown, room = _fit(rest, room - _size(block))
+            left -= shown
+            lines += [*block, *entries, *closing]
     if left:
         lines += ["", cut.format(left)]
     return lines
