@@ -120,13 +120,7 @@ def finding_lines(pair: PairRecord) -> list[str]:
     if "findings" not in pair:
         return []
     found = summary(pair["findings"])
-    lines = [found.headline]
-    lines += [f"  stable: {describe(f)}" for f in found.stable[:FINDINGS_SHOWN]]
-    if len(found.stable) > FINDINGS_SHOWN:
-        lines.append(f"  ... {len(found.stable) - FINDINGS_SHOWN} more stable finding(s)")
-    if found.folded:
-        lines.append(f"  {found.folded}.")
-    return lines
+    return [found.headline, *found.detail_lines(describe, FINDINGS_SHOWN, "  ")]
 
 
 def _loop_lines(pair: PairRecord) -> list[str]:

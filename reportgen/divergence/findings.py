@@ -8,7 +8,7 @@ computes the findings of every judged pair and of every repeat pair at once."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import isqrt
 from typing import Final, Literal
@@ -231,6 +231,16 @@ class FindingsSummary:
         """What is folded, in one line (None: nothing)."""
         parts = [x for x in (self.flapping_line, self.unjudged_line) if x]
         return "; ".join(parts) if parts else None
+
+    def detail_lines(self, describe: Callable[[Finding], str], shown: int, lead: str) -> list[str]:
+        """The lines under the headline: the first ``shown`` stable findings (``describe``d),
+        how many more there are, and what is folded; each line led by ``lead``."""
+        lines = [f"{lead}stable: {describe(f)}" for f in self.stable[:shown]]
+        if len(self.stable) > shown:
+            lines.append(f"{lead}... {len(self.stable) - shown} more stable finding(s)")
+        if self.folded:
+            lines.append(f"{lead}{self.folded}.")
+        return lines
 
 
 def summary(records: Sequence[FindingRecord]) -> FindingsSummary:

@@ -287,13 +287,8 @@ def _finding_md(item: Finding) -> str:
 def _pair_findings_md(pair: PairRecord, found: FindingsSummary) -> list[str]:
     """One pair's findings as Markdown list lines: its headline, the stable ones by name and
     what is folded (the words of --explain; agent text in code spans)."""
-    lines = [f"- {md_text(pair['pair_id'])}: {found.headline}"]
-    lines += [f"  - stable: {_finding_md(f)}" for f in found.stable[:MARKDOWN_FINDINGS]]
-    if len(found.stable) > MARKDOWN_FINDINGS:
-        lines.append(f"  - ... {len(found.stable) - MARKDOWN_FINDINGS} more stable finding(s)")
-    if found.folded:
-        lines.append(f"  - {found.folded}.")
-    return lines
+    head = f"- {md_text(pair['pair_id'])}: {found.headline}"
+    return [head, *found.detail_lines(_finding_md, MARKDOWN_FINDINGS, "  - ")]
 
 
 def _fit(
