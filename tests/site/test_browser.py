@@ -251,7 +251,13 @@ def test_numbers_line_up_on_the_right(tab: Tab, demo_site: Site) -> None:
 def test_night_link_filters_the_pairs(tab: Tab, demo_site: Site) -> None:
     page = tab.open(demo_site[0] / "compare/baseline..candidate/index.html")
     on_night = _rows_where(page, "pairs", 0, "2026-11-27")
+    count = "#pairs .count"
+    before = page.inner_text(count)
     page.click("#night-2026-11-27 a.filter-link")
+    # the filter applies on the hashchange event, which fires after the click returns
+    page.wait_for_function(
+        "([sel, was]) => document.querySelector(sel).textContent !== was", arg=[count, before]
+    )
     assert _visible_rows(page, "pairs") == on_night > 0
     assert "night=2026-11-27" in page.evaluate("location.hash")
 
