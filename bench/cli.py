@@ -61,14 +61,14 @@ app()
 FLOOR = """
 import gc, pathlib, sys, time, orjson
 gc.disable()
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 runs = [orjson.loads(p.read_bytes()) for d in sys.argv[2:] for p in sorted(pathlib.Path(d).glob("*.json"))]
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 out = orjson.loads(pathlib.Path(sys.argv[1]).read_bytes())
-t2 = time.perf_counter()
+t2, c2 = time.perf_counter(), time.process_time()
 with open("/dev/null", "wb") as sink:
     sink.write(orjson.dumps(out))
-print(t1 - t0 + time.perf_counter() - t2)
+print(t1 - t0 + time.perf_counter() - t2, c1 - c0 + time.process_time() - c2)
 """
 _DEFAULT_REF = Path("/work/main/.ci/.ref-diff/bin/python")
 # Reads the pairs' files with AgentDiff's own loader, compares them and writes each report as
@@ -222,6 +222,12 @@ def main() -> None:
     parser.add_argument("--agentdiff-cli-sample", type=int, default=0)
     parser.add_argument("--no-build", action="store_true", help="skip reportgen build")
     parser.add_argument("--db-pairs", type=int, default=0, help="also compare --db --json")
+    parser.add_argument(
+        "--only",
+        choices=["compare"],
+        default=None,
+        help="time only this command beside its anchor (compare: compare DIR DIR --json and its floor)",
+    )
     args = parser.parse_args()
     root = DATA / f"cli-{args.files}x{args.steps}"
     if not (root / "candidate").exists():
@@ -247,17 +253,20 @@ def main() -> None:
             for leftover in (db, bare_db, Path(f"{db}.wal"), Path(f"{bare_db}.wal")):
                 leftover.unlink(missing_ok=True)
 
-        bare, ingest = best_side_by_side(
-            [
-                [sys.executable, "-c", BARE_READ, str(bare_db), str(base), str(cand)],
-                [rg, "ingest", str(base), str(cand), "--db", str(db), "--quiet"],
-            ],
-            args.repeat,
-            fresh,
-        )
-        row("bare DuckDB read_json (both dirs)", *bare)
-        ratios = f"ratio bare/ingest {bare[0] / ingest[0]:.2f}x (cpu {bare[2] / ingest[2]:.2f}x)"
-        row("reportgen ingest (both dirs)", *ingest, ratios)
+        if args.only is None:
+            bare, ingest = best_side_by_side(
+                [
+                    [sys.executable, "-c", BARE_READ, str(bare_db), str(base), str(cand)],
+                    [rg, "ingest", str(base), str(cand), "--db", str(db), "--quiet"],
+                ],
+                args.repeat,
+                fresh,
+            )
+            row("bare DuckDB read_json (both dirs)", *bare)
+            ratios = (
+                f"ratio bare/ingest {bare[0] / ingest[0]:.2f}x (cpu {bare[2] / ingest[2]:.2f}x)"
+            )
+            row("reportgen ingest (both dirs)", *ingest, ratios)
         compare = best([rg, "compare", str(base), str(cand), "--json"], args.repeat)
         row("reportgen compare DIR_B DIR_C --json", *compare)
         written = tmp / "compare.json"
@@ -266,14 +275,22 @@ def main() -> None:
                 [rg, "compare", str(base), str(cand), "--json"], stdout=sink, check=False
             )
         floor = measure([sys.executable, "-c", FLOOR, str(written), str(base), str(cand)], "")
+        floor_wall, floor_cpu = (float(x) for x in floor[2].split())
         row(
             "floor: read+parse files, write its JSON",
-            float(floor[2]),
+            floor_wall,
             floor[1],
-            floor[3],
-            f"timed inside its process, {floor[0]:.2f} s in all (the {written.stat().st_size / 1e6:.0f}"
-            " MB of JSON it writes are parsed first, untimed)",
+            floor_cpu,
+            f"timed inside its process, {floor[0]:.2f} s / {floor[3]:.2f} s cpu in all (the"
+            f" {written.stat().st_size / 1e6:.0f} MB of JSON it writes are parsed first, untimed)",
         )
+        print(
+            f"compare / floor: wall {compare[0] / floor_wall:.2f}x, cpu {compare[2] / floor_cpu:.2f}x",
+            flush=True,
+        )
+        if args.only is not None:
+            print(f"\n{args.files:,} files x {args.steps} steps per side, best of {args.repeat}")
+            return
         gate = best([rg, "gate", "--db", str(db), "--json"], args.repeat)
         row("reportgen gate --json", *gate)
         site = tmp / "site"

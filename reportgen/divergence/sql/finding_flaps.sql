@@ -166,11 +166,17 @@ need_arg AS (
 need_fail AS (
     SELECT DISTINCT gid, action, other[2:] AS status FROM judged WHERE kind = 'status_flipped'
 ),
-arg_classes AS (
-    SELECT n.gid, n.action, n.arg, count(*) AS k
+-- the group's runs asked about, joined first: joined to args on (action, arg) alone, the
+-- planner may pair every run's values with every group's question before it filters
+need_arg_runs AS MATERIALIZED (
+    SELECT n.gid, n.action, n.arg, a.run_id
     FROM need_arg AS n
     INNER JOIN g_acts AS a ON a.gid = n.gid AND a.action = n.action
-    INNER JOIN args AS g ON g.run_id = a.run_id AND g.action = n.action AND g.arg = n.arg
+),
+arg_classes AS (
+    SELECT n.gid, n.action, n.arg, count(*) AS k
+    FROM need_arg_runs AS n
+    INNER JOIN args AS g ON g.run_id = n.run_id AND g.action = n.action AND g.arg = n.arg
     GROUP BY n.gid, n.action, n.arg, g.vals
 ),
 seen AS (
