@@ -23,7 +23,9 @@ Timed, each in its own process (wall time; CPU time and peak RSS from wait4), st
   (``agentdiff B C --format json``) once per pair for N pairs, extrapolated (skipped when
   not installed).
 
-Try ``--files 10000 --steps 20 --no-build`` for many small files."""
+Try ``--files 10000 --steps 20 --no-build`` for many small files, and ``--only compare
+--agentdiff-sample 0`` for compare beside its floor alone (with the ratios of their wall and
+CPU times; the floor's CPU time is that of its timed part, measured inside its process)."""
 
 from __future__ import annotations
 
