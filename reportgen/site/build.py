@@ -168,11 +168,11 @@ def all_pages(
     yield from history_pages(data, nav, cps, nights)
     for view, stats, _ in views:
         gone = pruned_pages(view, nav, kept, keep_nights) if kept is not None else {}
-        yield compare_page(view, nav, stats)
+        yield compare_page(view, nav, stats, kept)
         yield from with_retention(pair_pages(view, nav, verdicts), gone)
     if len(columns) > 1:
         yield matrix_page(data, nav, columns)
-    yield from task_pages(data, nav)
+    yield from task_pages(data, nav, kept)
     yield from with_retention(run_pages(data, nav), pruned)
     yield from iteration_pages(data, nav)
     yield from convergence_pages(data, nav)

@@ -109,11 +109,7 @@ class StepView:
             (self.cost_usd, fmt.usd),
             (self.latency_ms, fmt.ms),
         )
-        return Markup(
-            "".join(
-                f'<td class="n" data-sort="{fmt.sort_key(v)}">{show(v)}</td>' for v, show in cells
-            )
-        )
+        return Markup("".join(fmt.number_cell(v, show) for v, show in cells))
 
     @property
     def numbers_line(self) -> Markup:
@@ -193,7 +189,8 @@ class IndexPage(Page):
 
     template: ClassVar[str] = "index.html"
     build_time: str
-    regressions: list[dict[str, Any]]
+    regressions: list[dict[str, Any]]  # the newest REGRESSIONS_SHOWN (pages_overview.py)
+    regressions_older: int = 0  # the regressions past those, listed on the history pages
     attention: list[dict[str, Any]]
     suites: list[dict[str, Any]]
     nights: list[dict[str, Any]]
@@ -278,6 +275,7 @@ class TaskPage(Page):
     pairs: list[dict[str, Any]]
     convergence: list[dict[str, Any]] = field(default_factory=list)
     title_id: str | None = None  # the task id, shown beside a title from meta.title or goal
+    kept_nights: int | None = None  # when older nights' rows have no step page: how many do
 
 
 @dataclass(kw_only=True)
@@ -288,8 +286,10 @@ class ComparePage(Page):
     baseline_label: str
     candidate_label: str
     nights: list[dict[str, Any]]
-    pairs: list[dict[str, Any]]
+    pairs: list[dict[str, Any]]  # the pairs of the kept nights (retention.py)
     unpaired: list[dict[str, Any]]
+    pairs_not_listed: int = 0  # pairs of nights past the kept ones
+    kept_nights: int | None = None  # how many nights keep step pages; None: every night
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # per night, latest first
     paired_by: str = "suite, task and trial, night by night"  # what paired the runs, in words
     headline: str | None = None  # the latest compared night in one sentence (as `gate` says it)

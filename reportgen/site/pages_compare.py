@@ -608,8 +608,16 @@ def verdict_chart(
     return charts.verdict_bars(chart_id, rows, metrics)
 
 
-def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = None) -> ComparePage:
-    """The comparison index: nights, then every pair (filterable), then unpaired runs."""
+def compare_page(
+    data: SiteData,
+    nav: list[Link],
+    nights: NightStats | None = None,
+    kept: frozenset[str] | None = None,
+) -> ComparePage:
+    """The comparison index: nights, then every pair (filterable), then unpaired runs. With
+    ``kept`` (the nights with step pages, retention.py), the night-by-night verdict tables
+    and the pair rows are those of the kept nights; every night keeps its row in the nights
+    table (a year of pairs would otherwise make one page of tens of MB)."""
     rows = sorted(
         (pair_row(p) for p in data.pairs),
         key=lambda r: (r["batch"], r["suite"], r["task_id"], r["trial"]),
@@ -635,7 +643,7 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
             "broken": broken_links(data, night, v["tasks"]["newly_broken_tasks"]),
         }
         for (suite, night), v in sorted(stats.items(), key=lambda kv: kv[0][1], reverse=True)
-        if suite == ALL_SUITES
+        if suite == ALL_SUITES and (kept is None or night in kept)
     ]
     figures = [
         verdict_chart(f"verdicts-{paths.slug(v['batch'])}", v["rows"], v["metrics"])
@@ -647,6 +655,10 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
         figures.append(scatter)
     rows.sort(key=lambda r: not r["broken"])  # newly broken pairs first (a stable sort)
     rows.sort(key=lambda r: r["batch"], reverse=True)
+    per_night = night_rows(rows)
+    listed = rows if kept is None else [r for r in rows if r["batch"] in kept]
+    for night in per_night:
+        night["listed"] = kept is None or night["batch"] in kept
     reliable = reliability_view(data.reliability, data.suites, both)
     return ComparePage(
         path=paths.compare_index_path(data.baseline_label, data.candidate_label),
@@ -656,8 +668,10 @@ def compare_page(data: SiteData, nav: list[Link], nights: NightStats | None = No
         verdicts=verdicts,
         baseline_label=data.baseline_label,
         candidate_label=data.candidate_label,
-        nights=night_rows(rows),
-        pairs=rows,
+        nights=per_night,
+        pairs=listed,
+        pairs_not_listed=len(rows) - len(listed),
+        kept_nights=None if kept is None else len(kept),
         unpaired=unpaired,
         headline=verdicts[0]["headline"] if verdicts else None,
         reliability=reliable.rows,

@@ -264,6 +264,11 @@ def _attention(data: SiteData) -> list[dict[str, Any]]:
     return worse[:12]
 
 
+#: The index lists the newest regressions only (a year of nightlies finds thousands); the
+#: rest are on the history pages, night by night.
+REGRESSIONS_SHOWN = 30
+
+
 def _regressions(
     data: SiteData, cps: dict[str, list[dict[str, Any]]], nights: NightStats
 ) -> list[dict[str, Any]]:
@@ -336,7 +341,8 @@ def index_page(
     return IndexPage(
         path="index.html", title="Agent runs", nav=nav, build_time=build_time,
         verdict_night=night, verdicts=verdicts, task_classes=tasks, headline=said, broken=broken,
-        regressions=regressions, attention=_attention(data), within_noise=within_noise,
+        regressions=regressions[:REGRESSIONS_SHOWN],
+        regressions_older=max(0, len(regressions) - REGRESSIONS_SHOWN), attention=_attention(data), within_noise=within_noise,
         suites=[_suite_summary(data, s) for s in data.suites], nights=night_list,
         compare=Link(f"{data.baseline_label} vs {data.candidate_label}", compare) if data.pairs else None,
         loop_runs=loop_run_rows(data), avoidable=index_avoidable(data),

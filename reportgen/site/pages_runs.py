@@ -281,8 +281,11 @@ def _pair_row(pair: PairInfo) -> dict[str, Any]:
     }
 
 
-def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
-    """One page per (suite, task)."""
+def task_pages(
+    data: SiteData, nav: list[Link], kept: frozenset[str] | None = None
+) -> Iterator[TaskPage]:
+    """One page per (suite, task); with ``kept`` (the nights with step pages, retention.py),
+    the rows of older nights link to no step page (theirs is a stand-in)."""
     by_task: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for run in data.runs:
         by_task[(run["suite"], run["task_id"])].append(run)
@@ -296,6 +299,17 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
             key=lambda r: (r["batch"], r["label"], r["trial"]),
             reverse=True,
         )
+        pair_rows = [
+            {**_pair_row(p), "comparison": name}
+            for name, p in sorted(
+                pairs_by_task[(suite, task_id)],
+                key=lambda x: (x[1].batch, x[1].trial, x[0]),
+                reverse=True,
+            )
+        ]
+        older = [r for r in (*rows, *pair_rows) if kept is not None and r["batch"] not in kept]
+        for row in older:
+            row["href"] = None
         series: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         wei: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         for r in runs:
@@ -318,14 +332,8 @@ def task_pages(data: SiteData, nav: list[Link]) -> Iterator[TaskPage]:
             suite=suite,
             task_id=task_id,
             runs=rows,
-            pairs=[
-                {**_pair_row(p), "comparison": name}
-                for name, p in sorted(
-                    pairs_by_task[(suite, task_id)],
-                    key=lambda x: (x[1].batch, x[1].trial, x[0]),
-                    reverse=True,
-                )
-            ],
+            pairs=pair_rows,
+            kept_nights=len(kept) if kept is not None and older else None,
             convergence=convergence_rows(data, suite, task_id),
         )
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import cache
+from functools import cache, lru_cache
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _MAX_SEGMENT = 60
@@ -38,9 +38,10 @@ def _short_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
 
 
-def _hash(text: str) -> str:
-    """The id's hash suffix: 6 hex digits, or 64 (SHA-256) when its short name clashes."""
-    if text in _LONG.get():
+def _hash(text: str, long: frozenset[str]) -> str:
+    """The id's hash suffix: 6 hex digits, or 64 (SHA-256) when its short name clashes
+    (``long``: the build's clashing ids)."""
+    if text in long:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
     return _short_hash(text)
 
@@ -56,10 +57,15 @@ def _kept(text: str) -> bool:
 
 def slug(text: str) -> str:
     """One safe path segment for ``text``; ``text`` itself when it is already safe."""
+    return _slug(text, _LONG.get())
+
+
+@lru_cache(maxsize=1 << 17)  # a year of nightlies names a page after ~10^5 ids, many times
+def _slug(text: str, long: frozenset[str]) -> str:
     if _kept(text):
         return text
     lowered = _lowered(text)
-    return f"{lowered}-{_hash(text)}" if lowered else f"id-{_hash(text)}"
+    return f"{lowered}-{_hash(text, long)}" if lowered else f"id-{_hash(text, long)}"
 
 
 def clashing_ids(ids: Iterable[str]) -> frozenset[str]:
@@ -157,7 +163,7 @@ def _run_segment(run_id: str) -> str:
     of a side-by-side page)."""
     segment = slug(run_id)
     if ".." in segment:
-        segment = f"{segment.replace('.', '-')}-{_hash(run_id)}"
+        segment = f"{segment.replace('.', '-')}-{_hash(run_id, _LONG.get())}"
     return segment
 
 

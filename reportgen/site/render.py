@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 
 from reportgen.resources import shipped_dir
 from reportgen.site import fmt, glossary, paths
-from reportgen.site.context import Chart, Link, Page
+from reportgen.site.context import Chart, Link, Page, PrunedPage
 from reportgen.statistics.headline import NAMED_TASKS, named_tasks, task_name
 
 #: Charts with more points than this are written beside the page and loaded lazily.
@@ -32,6 +32,9 @@ CSP = (
     "img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; "
     "form-action 'none'"
 )
+
+#: A stand-in page of a pruned night (retention.py) has no script: its stylesheet only.
+PRUNED_CSP = "default-src 'none'; style-src 'self'"
 
 
 def _fingerprint(*folders: Path) -> str:
@@ -133,6 +136,7 @@ class Renderer:
         )
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
+        self.env.globals["number_cell"] = fmt.number_cell
         self.env.globals.update(
             term=glossary.term, metric_name=glossary.metric_name, define=glossary.definition
         )
@@ -172,8 +176,9 @@ class Renderer:
             else:
                 slot["figure"] = chart.figure
             slots.append(slot)
+        csp = PRUNED_CSP if isinstance(page, PrunedPage) else CSP
         html = self.env.get_template(page.template).render(
-            page=page, charts=slots, csp=CSP, url=partial(paths.rel, page=page.path)
+            page=page, charts=slots, csp=Markup(csp), url=partial(paths.rel, page=page.path)
         )
         files[page.path] = html.encode("utf-8")
         files.update(getattr(page, "data_files", None) or {})

@@ -22,7 +22,7 @@ def test_every_page_has_the_csp_and_no_inline_javascript(demo_site: Site) -> Non
     for file in html_pages(demo_site[0]):
         doc = parse_file(file)
         [meta] = doc.select("meta", http_equiv="Content-Security-Policy")
-        assert meta.attrs["content"] == CSP
+        assert meta.attrs["content"] == CSP, file
         for script in doc.select("script"):
             assert "src" in script.attrs or script.attrs.get("type") == "application/json", file
             if "src" in script.attrs:

@@ -13,8 +13,10 @@ import duckdb
 import pytest
 
 from reportgen.site import build_site
+from reportgen.site.render import PRUNED_CSP
 from reportgen.site.stepdata import unpack_json
 from tests.site.conftest import BUILD_TIME, html_pages
+from tests.site.html import parse_file
 from tests.site.test_links import broken_links
 
 
@@ -66,6 +68,48 @@ def test_pruned_site_links_resolve_and_data_keeps_every_step(
     size = sum(p.stat().st_size for p in kept_two.rglob("*") if p.is_file())
     full = sum(p.stat().st_size for p in demo_site[0].rglob("*") if p.is_file())
     assert size < full * 0.8
+
+
+def test_a_stand_in_is_short_has_no_script_and_the_strictest_csp(kept_two: Path) -> None:
+    stand_ins = [
+        p for p in html_pages(kept_two) if "newest nights kept step by step" in p.read_text()
+    ]
+    assert stand_ins
+    for page in stand_ins:
+        doc = parse_file(page)
+        [meta] = doc.select("meta", http_equiv="Content-Security-Policy")
+        assert meta.attrs["content"] == PRUNED_CSP
+        assert not doc.select("script")
+        assert page.stat().st_size < 900, page  # a year holds tens of thousands of them
+
+
+def test_the_comparison_lists_the_pairs_of_kept_nights_and_every_nights_row(
+    demo_db: Path, kept_two: Path
+) -> None:
+    newest = set(_nights(demo_db)[-2:])
+    doc = parse_file(kept_two / "compare" / "baseline..candidate" / "index.html")
+    pairs = doc.one("section", id="pairs")
+    listed = {row.select("td")[0].text for row in pairs.one("tbody").select("tr")}
+    assert listed == newest
+    assert "pairs of older nights are on their task pages" in pairs.text
+    verdicts = {d.attrs["id"] for d in doc.select("details", class_="verdicts")}
+    assert verdicts == {f"verdicts-night-{n}" for n in newest}
+    rows = doc.one("section", id="nights").one("tbody").select("tr")
+    assert len(rows) == len(_nights(demo_db))  # every night keeps its summary row
+    for row in rows:
+        has_link = bool(row.select("a", class_="filter-link"))
+        assert has_link == (row.select("td")[0].text in newest)
+
+
+def test_task_pages_link_the_step_pages_of_kept_nights_only(demo_db: Path, kept_two: Path) -> None:
+    newest = set(_nights(demo_db)[-2:])
+    for page in (kept_two / "tasks").rglob("*.html"):
+        doc = parse_file(page)
+        assert "The 2 newest nights have step pages" in doc.one("main").text
+        for section in ("runs", "pairs"):
+            for row in doc.one("section", id=section).one("tbody").select("tr"):
+                night = row.select("td")[0].text
+                assert bool(row.select("a")) == (night in newest), (page, night)
 
 
 def test_search_indexes_steps_of_kept_nights_only(demo_db: Path, kept_two: Path) -> None:

@@ -9,13 +9,15 @@ import math
 from pathlib import Path
 
 import pytest
+from pytest import MonkeyPatch
 from scipy import stats
 
-from reportgen.site import BuildReport
+from reportgen.site import BuildReport, build_site, pages_overview
 from reportgen.site.changepoints import Segment, change_points, evidence
 from reportgen.site.charts import frontier_line
 from reportgen.site.paths import slug
 from tests.site.browser_pages import chromium_page
+from tests.site.conftest import BUILD_TIME
 from tests.site.html import Element, parse
 
 Site = tuple[Path, BuildReport]
@@ -169,3 +171,18 @@ def test_verdict_pages_render_in_chromium(demo_site: Site) -> None:
         bars = page.evaluate("document.querySelectorAll('#chart-frontier g.errorbar').length")
         assert bars > 0
         assert checked.problems == []
+
+
+def test_the_index_lists_the_newest_regressions_and_counts_the_rest(
+    demo_db: Path, demo_site: tuple[Path, object], tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
+    every = parse(demo_site[0] / "index.html").one("section", id="regressions")
+    found = every.one("ul", class_="cp-list").select("li")
+    assert len(found) >= 2
+    monkeypatch.setattr(pages_overview, "REGRESSIONS_SHOWN", 1)
+    build_site(demo_db, tmp_path / "site", build_time=BUILD_TIME)
+    panel = parse(tmp_path / "site" / "index.html").one("section", id="regressions")
+    [shown] = panel.one("ul", class_="cp-list").select("li")
+    assert shown.text == found[0].text  # the newest
+    more = len(found) - 1
+    assert f"{more} older regression{'s' if more != 1 else ''}: on the history pages" in panel.text
