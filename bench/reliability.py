@@ -4,7 +4,8 @@ Seeded. Fills an in-memory archive, in SQL, with T tasks x K clean trials of one
 night (S tool calls each, drawn from six tools; a pass, cost, tokens and latency per run),
 plus one perturbed run (meta.perturbation) for every fifth task, then times
 ``reliability_profiles`` over all of it (every measure family and its intervals) and prints
-the profile.
+the profile. bench/flap.py times the profile together with the flap rates, on one archive of
+10,000 tasks x 5 trials of two labels (P22's acceptance figure).
 
     PYTHONPATH=. .venv/bin/python bench/reliability.py [--tasks 10000] [--trials 5] [--steps 10]
 """

@@ -400,3 +400,74 @@ def cumulative_cost(
         {"data": traces, "layout": layout},
         len(baseline) + len(candidate),
     )
+
+
+def _fill(colour: str, alpha: float) -> str:
+    """A ``#rrggbb`` colour as ``rgba(...)`` with ``alpha`` (for interval bands)."""
+    red, green, blue = (int(colour[k : k + 2], 16) for k in (1, 3, 5))
+    return f"rgba({red},{green},{blue},{alpha})"
+
+
+def _span_text(low: float | None, high: float | None) -> str:
+    """An interval as the reliability table prints it ("0.62 to 0.81")."""
+    return "no interval" if low is None or high is None else f"{low:.2f} to {high:.2f}"
+
+
+def nightly_band_lines(
+    chart_id: str,
+    title: str,
+    y_title: str,
+    series: dict[str, list[tuple[str, float | None]]],
+    bands: dict[str, list[tuple[str, float | None, float | None]]],
+    marks: Sequence[Mark] = (),
+) -> Chart:
+    """:func:`nightly_lines` with each series' interval (``bands``: night, low, high) drawn
+    as a shaded band behind its line in the line's colour; with a single night, as error
+    bars on :func:`label_bars`' bars. Values are drawn as given (rounded by :func:`r6`)."""
+    chart = nightly_lines(chart_id, title, y_title, series, marks)
+    labels = sorted(series)
+    data: list[dict[str, Any]] = chart.figure["data"]
+    spans = {label: {night: (lo, hi) for night, lo, hi in bands.get(label, ())} for label in labels}
+    if data and data[0]["type"] == "bar":  # one night: an error bar per label
+        night = next(night for values in series.values() for night, _ in values)
+        points = [(dict(series[label]).get(night), *spans[label].get(night, (None, None)))
+                  for label in labels]  # fmt: skip
+        data[0]["error_y"] = {
+            "type": "data",
+            "symmetric": False,
+            "array": [None if v is None or hi is None else r6(hi - v) for v, _, hi in points],
+            "arrayminus": [None if v is None or lo is None else r6(v - lo) for v, lo, _ in points],
+            "color": "#555",
+            "thickness": 1.5,
+            "width": 6,
+        }
+        return chart
+    shaded: list[dict[str, Any]] = []
+    for i, label in enumerate(labels):
+        band = bands.get(label, [])
+        if not any(lo is not None and hi is not None for _, lo, hi in band):
+            continue
+        colour = LABEL_COLOURS[i % len(LABEL_COLOURS)]
+        x = [chart_text(night) for night, _, _ in band]
+        common = {"type": "scatter", "mode": "lines", "x": x, "line": {"width": 0},
+                  "showlegend": False, "hoverinfo": "skip", "legendgroup": chart_text(label)}  # fmt: skip
+        shaded.append({**common, "name": chart_text(f"{label}: interval low"),
+                       "y": [r6(lo) for _, lo, _ in band]})  # fmt: skip
+        shaded.append({**common, "name": chart_text(f"{label}: interval"),
+                       "y": [r6(hi) for _, _, hi in band], "fill": "tonexty",
+                       "fillcolor": _fill(colour, 0.16)})  # fmt: skip
+    lines = (trace for trace in data if trace["mode"] == "lines+markers")
+    for label, trace in zip(labels, lines, strict=True):  # nightly_lines: one per label, sorted
+        trace["legendgroup"] = trace["name"]  # the band hides and shows with its line
+        trace["customdata"] = [_span_text(*spans[label].get(night, (None, None)))
+                               for night, _ in series[label]]  # fmt: skip
+        trace["hovertemplate"] = (
+            "%{x}: %{y:.2f} (95 % CI %{customdata})<extra>%{fullData.name}</extra>"
+        )
+    chart.figure["data"] = shaded + data
+    layout = chart.figure["layout"]
+    layout["xaxis"]["categoryorder"] = "category ascending"
+    # the legend grows upwards when it wraps on a narrow screen (rings add entries), so a
+    # second row pushes the top margin instead of covering the plot
+    layout["legend"] = {**layout["legend"], "y": 1.02, "yanchor": "bottom"}
+    return chart

@@ -35,7 +35,7 @@ from reportgen.site.context import (
     WhyView,
 )
 from reportgen.site.data import PairInfo, SiteData, asdict_shallow
-from reportgen.site.pages_reliability import reliability_view
+from reportgen.site.pages_reliability import reliability_charts, reliability_view
 from reportgen.site.pages_runs import _pair_row, run_view
 from reportgen.site.pairrows import packed_rows
 from reportgen.site.stepdata import steps_path
@@ -664,7 +664,7 @@ def compare_page(
         path=paths.compare_index_path(data.baseline_label, data.candidate_label),
         title=f"{data.baseline_label} vs {data.candidate_label}",
         nav=nav,
-        charts=figures,
+        charts=figures + reliability_charts(reliable),
         verdicts=verdicts,
         baseline_label=data.baseline_label,
         candidate_label=data.candidate_label,

@@ -25,7 +25,7 @@ from reportgen.site.pages_compare import (
 )
 from reportgen.site.pages_convergence import convergence_history_charts, convergence_rows
 from reportgen.site.pages_iterations import loop_run_rows
-from reportgen.site.pages_reliability import reliability_view
+from reportgen.site.pages_reliability import reliability_charts, reliability_view
 from reportgen.site.pages_runs import _pair_row
 from reportgen.site.pages_spend import index_avoidable
 from reportgen.statistics.methods import benjamini_hochberg
@@ -184,7 +184,8 @@ def history_pages(
         ]  # fmt: skip
         reliable = reliability_view(data.reliability, [suite])
         pages.append(HistoryPage(
-            path=paths.history_path(suite), title=f"History of {suite}", nav=nav, charts=figures,
+            path=paths.history_path(suite), title=f"History of {suite}", nav=nav,
+            charts=figures + reliability_charts(reliable),
             suite=suite, change_points=found,
             table=sorted(rows, key=lambda r: (r["batch"], r["label"]), reverse=True),
             convergence=convergence_rows(data, suite),

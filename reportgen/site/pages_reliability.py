@@ -8,13 +8,16 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from reportgen.gating.metrics import RELIABILITY_METRICS
 from reportgen.site.changepoints import ChangePoint, change_points
 from reportgen.statistics.methods import benjamini_hochberg
 from reportgen.statistics.reliability import ReliabilityMeasure, ReliabilityProfile
+
+if TYPE_CHECKING:
+    from reportgen.site.context import Chart
 
 #: False discovery rate over the reliability series' change points (as the suite page's other
 #: change points are flagged).
@@ -32,6 +35,8 @@ def _cell(measure: ReliabilityMeasure | None) -> dict[str, Any]:
             "interval": "",
             "few": False,
             "value": None,
+            "low": None,
+            "high": None,
             "tasks": 0,
             "trials": "",
         }
@@ -45,6 +50,8 @@ def _cell(measure: ReliabilityMeasure | None) -> dict[str, Any]:
         "interval": interval,
         "few": measure.too_few_repeats,
         "value": measure.estimate,
+        "low": measure.ci_low,
+        "high": measure.ci_high,
         "tasks": measure.n_tasks,
         "trials": f"{measure.trials:g}",
     }
@@ -169,3 +176,60 @@ def _changes(
         )
     changes.sort(key=lambda c: c.batch, reverse=True)
     return changes
+
+
+#: Chart ids of the reliability charts start so (the page templates draw them in the
+#: reliability section, not in their own chart grids).
+CHART_PREFIX = "reliability-"
+
+
+def series_name(row_or_change: dict[str, Any] | ReliabilityChange, by_suite: bool) -> str:
+    """The name of a (suite,) label series in the charts: the label, with its suite first
+    when the rows name suites."""
+    if isinstance(row_or_change, ReliabilityChange):
+        suite, label = row_or_change.suite, row_or_change.label
+    else:
+        suite, label = row_or_change["suite"] or "", row_or_change["label"]
+    return f"{suite} · {label}" if by_suite else label
+
+
+def reliability_charts(view: ReliabilityView) -> list[Chart]:
+    """One line chart per measure (the table's columns) over the nights, a line per label
+    (and suite) with its interval as a band and the measure's change points ringed: the
+    table's own cells (rows) and change points, so the chart draws the numbers the table
+    prints. None without rows."""
+    from reportgen.site import charts  # charts -> context -> this module
+
+    figures = []
+    oldest_first = sorted(view.rows, key=lambda r: r["batch"])
+    for k, column in enumerate(view.columns):
+        series: dict[str, list[tuple[str, float | None]]] = defaultdict(list)
+        bands: dict[str, list[tuple[str, float | None, float | None]]] = defaultdict(list)
+        for row in oldest_first:
+            cell = row["cells"][k]
+            name = series_name(row, view.by_suite)
+            series[name].append((row["batch"], cell["value"]))
+            bands[name].append((row["batch"], cell["low"], cell["high"]))
+        marks = [
+            charts.Mark(
+                series_name(c, view.by_suite),
+                c.batch,
+                f"{c.kind.replace('_', ' ')}: {c.before:.2f} to {c.after:.2f} ({c.change}),"
+                f" 95 % CI {c.interval or 'none (too few nights)'}",
+                c.kind != "within_noise",
+            )
+            for c in view.changes
+            if c.measure == column["name"]
+        ]
+        chart = charts.nightly_band_lines(
+            CHART_PREFIX + column["name"],
+            column["header"].capitalize(),
+            "pass-share change" if column["name"] == "robustness" else "score",
+            dict(series),
+            dict(bands),
+            marks,
+        )
+        rings = "; rings: change points" if marks else ""
+        caption = f"{column['header'].capitalize()} night by night (band: 95 % interval{rings})"
+        figures.append(replace(chart, title=caption))
+    return figures

@@ -310,3 +310,54 @@ def test_big_charts_load_lazily_from_file(tab: Tab, tmp_path: Path) -> None:
     assert page.locator("div.chart[data-src]").count() == 1, "the big chart is loaded lazily"
     assert tab.charts_drawn() == 1
     assert tab.problems == []
+
+
+#: For each reliability chart of the page: its id, how many plotted series (Plotly's own
+#: ``div.data``) carry a fill (the interval bands), and the y values of its lines by name.
+RELIABILITY_CHARTS = """() => [...document.querySelectorAll('#reliability div.chart')].map(d => ({
+  id: d.id,
+  drawn: !!d.querySelector('svg.main-svg'),
+  bands: (d.data || []).filter(t => t.fill === 'tonexty').length,
+  lines: Object.fromEntries((d.data || []).filter(t => t.mode === 'lines+markers')
+    .map(t => [t.name, Array.from(t.y)])),
+}))"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_reliability_charts_draw_on_the_suite_and_comparison_pages(
+    context: Any, demo_site: Site, width: int
+) -> None:
+    """Each reliability measure's chart draws in the reliability section (lines with their
+    interval bands, the same numbers as its embedded figure), with no console error and no
+    horizontal overflow on a desktop or a phone-wide screen."""
+    out = demo_site[0]
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    tab = Tab(context)
+    try:
+        tab.page.set_viewport_size({"width": width, "height": 900})
+        for name, file in (
+            ("suite", out / "history/nightly.html"),
+            ("comparison", out / "compare/baseline..candidate/index.html"),
+        ):
+            page = tab.open(file)
+            tab.charts_drawn()
+            shown = page.evaluate(RELIABILITY_CHARTS)
+            measures = page.locator("#reliability table.reliability thead th.n").count()
+            assert len(shown) == measures > 1, name
+            for chart in shown:
+                embedded = json.loads(page.inner_text(f"#fig-{chart['id'].removeprefix('chart-')}"))
+                lines = {t["name"]: t["y"] for t in embedded["data"]
+                         if t.get("mode") == "lines+markers"}  # fmt: skip
+                assert chart["drawn"] and chart["bands"] == len(lines) == 2, chart["id"]
+                assert chart["lines"] == lines, chart["id"]
+            widths = page.evaluate(
+                "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
+            assert widths[0] <= widths[1], f"{name} overflows sideways at {width} px: {widths}"
+            page.locator("#reliability").screenshot(
+                path=str(SCREENSHOTS / f"reliability-{name}-{width}.png")
+            )
+        assert tab.problems == []
+        assert tab.dialogs == []
+    finally:
+        tab.page.close()

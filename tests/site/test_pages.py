@@ -76,7 +76,10 @@ def test_history_lists_change_points_with_links_to_the_comparison(demo_site: Sit
     assert regression and "regression" in regression[0].text
     link = regression[0].select("a")[0].attrs["href"]
     assert link.startswith("../compare/baseline..candidate/index.html#night-2026-11-2")
-    assert len(doc.select("div", class_="chart")) == 10  # 8 nightly + 2 convergence
+    charts = [d.attrs["id"] for d in doc.select("div", class_="chart")]
+    assert len(charts) == 15  # 8 nightly + 2 convergence + 5 reliability measures
+    reliability = doc.one("section", id="reliability").select("div", class_="chart")
+    assert [d.attrs["id"] for d in reliability] == [c for c in charts if "reliability" in c]
 
 
 def test_run_page_has_the_step_timeline(demo_site: Site) -> None:

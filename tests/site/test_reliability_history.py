@@ -4,15 +4,18 @@ the change points of each measure's series over the nights as changepoints.py fi
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from reportgen.archive import connect
 from reportgen.site import BuildReport
 from reportgen.site.changepoints import change_points
-from reportgen.site.pages_reliability import reliability_view
+from reportgen.site.charts import r6
+from reportgen.site.pages_reliability import reliability_charts, reliability_view
 from reportgen.statistics.reliability import (
     ReliabilityMeasure,
     ReliabilityProfile,
@@ -108,3 +111,89 @@ def test_the_suite_page_shows_the_same_change_points(demo_site: Site) -> None:
                 for tr in t.select("tr")]  # fmt: skip
 
     assert rows(history) == rows(compare)  # the demo has one suite and these two labels
+
+
+# -- the charts: a line per label over the nights, drawn from the table's own cells --------
+
+
+def _lines(figure: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A chart's lines by label (the bands and change-point rings aside)."""
+    return {t["name"]: t for t in figure["data"] if t.get("mode") == "lines+markers"}
+
+
+def _bands(figure: dict[str, Any]) -> dict[str, tuple[list[Any], list[Any], list[Any]]]:
+    """A chart's interval bands by label: (nights, lows, highs)."""
+    traces = [t for t in figure["data"] if t.get("hoverinfo") == "skip" and "legendgroup" in t]
+    lows = {t["legendgroup"]: t for t in traces if "fill" not in t}
+    return {t["legendgroup"]: (t["x"], lows[t["legendgroup"]]["y"], t["y"])
+            for t in traces if t.get("fill") == "tonexty"}  # fmt: skip
+
+
+def test_each_measure_has_a_chart_of_the_table_cells_with_bands_and_rings() -> None:
+    values = [0.90, 0.91, 0.89, 0.90, 0.91, 0.50, 0.51, 0.49, 0.50, 0.51]
+    dropped = [_profile(f"2026-11-{10 + k}", v) for k, v in enumerate(values)]
+    flat = [_profile(f"2026-11-{10 + k}", 0.9, label="y") for k in range(10)]
+    view = reliability_view([*dropped, *flat], ["s"])
+    (chart,) = reliability_charts(view)
+    assert chart.id == "reliability-outcome_consistency"
+    lines, bands = _lines(chart.figure), _bands(chart.figure)
+    assert set(lines) == set(bands) == {"x", "y"}
+    for label, line in lines.items():
+        rows = sorted((r for r in view.rows if r["label"] == label), key=lambda r: r["batch"])
+        cells = [r["cells"][0] for r in rows]
+        assert line["x"] == [r["batch"] for r in rows]  # oldest night first
+        assert line["y"] == [r6(c["value"]) for c in cells]  # the table's numbers (6 digits)
+        assert [f"{v:.2f}" for v in line["y"]] == [c["text"] for c in cells]
+        lows, highs = [r6(c["low"]) for c in cells], [r6(c["high"]) for c in cells]
+        assert bands[label] == (line["x"], lows, highs)
+        assert [f"{lo:.2f} to {hi:.2f}" for _, lo, hi in zip(*bands[label], strict=True)] == [
+            c["interval"] for c in cells
+        ]
+    # the one change point (x's drop on 2026-11-15) is ringed on x's line at its value
+    (ring,) = [t for t in chart.figure["data"] if t.get("mode") == "markers"]
+    assert ring["name"] == "x: change point"
+    assert ring["x"] == ["2026-11-15"] and ring["y"] == [0.5]
+    assert "regression" in ring["customdata"][0]
+
+
+def test_one_night_draws_bars_with_the_interval_as_error_bars() -> None:
+    view = reliability_view([_profile("2026-11-10", 0.8), _profile("2026-11-10", 0.6, "y")], ["s"])
+    (chart,) = reliability_charts(view)
+    (bars,) = chart.figure["data"]
+    assert bars["type"] == "bar" and bars["x"] == ["x", "y"] and bars["y"] == [0.8, 0.6]
+    assert bars["error_y"]["array"] == bars["error_y"]["arrayminus"] == [0.05, 0.05]
+
+
+def test_chart_text_from_labels_is_escaped_and_suites_name_their_series() -> None:
+    hostile = "</script><img src=x onerror=alert(1)>"
+    profiles = [_profile(f"2026-11-{10 + k}", 0.9, label=hostile, suite=s)
+                for k in range(3) for s in ("s", "t")]  # fmt: skip
+    (chart,) = reliability_charts(reliability_view(profiles, ["s", "t"]))
+    text = json.dumps(chart.figure)
+    assert "<img" not in text and "</script" not in text  # Plotly draws it as text
+    assert set(_lines(chart.figure)) == {
+        "s · &lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;",
+        "t · &lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;",
+    }
+
+
+@pytest.mark.parametrize("page", ["history/nightly.html", "compare/baseline..candidate/index.html"])
+def test_the_pages_charts_draw_the_numbers_their_table_prints(demo_site: Site, page: str) -> None:
+    section = _section(demo_site[0] / page)
+    headers = [th.text for th in section.one("table", class_="reliability").select("th")][2:]
+    body = section.one("table", class_="reliability").select("tbody")[0]
+    printed = {(tds[0].text, tds[1].text): [td.text for td in tds[2:]]
+               for tds in (tr.select("td") for tr in body.select("tr"))}  # fmt: skip
+    figures = {
+        s.attrs["id"].removeprefix("fig-reliability-"): json.loads(s.text)
+        for s in section.select("script", type="application/json")
+    }
+    assert len(figures) == len(headers) > 1  # a chart per measure, inside the section
+    for k, figure in enumerate(figures.values()):
+        for label, line in _lines(figure).items():
+            for night, value in zip(line["x"], line["y"], strict=True):
+                cell = printed[(night, label)][k]
+                assert cell.startswith(f"{value:.2f} ("), (night, label, headers[k], cell)
+        for label, (nights, lows, highs) in _bands(figure).items():
+            for night, lo, hi in zip(nights, lows, highs, strict=True):
+                assert f"({lo:.2f} to {hi:.2f})" in printed[(night, label)][k]
