@@ -230,6 +230,8 @@ def reliability_charts(view: ReliabilityView) -> list[Chart]:
             marks,
         )
         rings = "; rings: change points" if marks else ""
-        caption = f"{column['header'].capitalize()} night by night (band: 95 % interval{rings})"
+        nights = len({row["batch"] for row in oldest_first})
+        shown = "night by night (band" if nights > 1 else "on its one night (bars"
+        caption = f"{column['header'].capitalize()} {shown}: 95 % interval{rings})"
         figures.append(replace(chart, title=caption))
     return figures
