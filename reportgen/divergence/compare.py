@@ -4,7 +4,7 @@ archive, judge them against the gates. The CLI, the pytest plugin and the site c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -236,6 +236,7 @@ def compare_pairing(
     progress: ProgressHook | None = None,
     engine: Engine | None = None,
     details: bool = True,
+    findings_nights: Collection[str] | None = None,
 ) -> Comparison:
     """Metrics and verdicts for every pair of ``pairing``. ``with_steps``: each diff row gets
     the two steps it pairs (the JSON contract, --explain and --tree show them; verdicts and
@@ -250,7 +251,9 @@ def compare_pairing(
     The pairs are computed chunk by chunk (reportgen.divergence.metrics.chunk_bounds), each
     chunk completed, judged and (``details`` off) pared down before the next: memory holds
     the records kept plus one chunk's work. The avoidable spend of each chunk's runs is
-    computed on a thread of its own meanwhile (DuckDB, on a cursor)."""
+    computed on a thread of its own meanwhile (DuckDB, on a cursor). ``findings_nights``:
+    only the pairs of these nights get their trajectory findings (a site shows them on the
+    pair pages of its kept nights only); None: every pair."""
     if not details:
         with_steps = False
     ids = [r for p in pairing.pairs for r in (p.baseline_run_id, p.candidate_run_id)]
@@ -286,7 +289,7 @@ def compare_pairing(
             repeat_results += theirs
     if with_steps and not steps_later:  # once every chunk is read: con is free again
         _attach_steps(con, results)
-    attach_findings(con, results, pairing.unpaired, outcomes)
+    attach_findings(con, _of_nights(results, outcomes, findings_nights), pairing.unpaired, outcomes)
     keys = {}
     for result in results:
         place = outcomes.get(result["baseline_run_id"])
@@ -346,6 +349,20 @@ def _pare(record: PairRecord) -> None:
 def _group(task_id: str, place: RunOutcome | None) -> str:
     """The group of baseline runs whose repeats a pair is judged against: its task and night."""
     return json.dumps([task_id] if place is None else [place.suite, place.task_id, place.batch])
+
+
+def _of_nights(
+    results: list[PairRecord], outcomes: dict[str, RunOutcome], nights: Collection[str] | None
+) -> list[PairRecord]:
+    """The pair records whose baseline run is of ``nights`` (all when None)."""
+    if nights is None:
+        return results
+    wanted = set(nights)
+    return [
+        r
+        for r in results
+        if (place := outcomes.get(r["baseline_run_id"])) is not None and place.batch in wanted
+    ]
 
 
 def attach_findings(
@@ -507,12 +524,14 @@ def compare_labels(
     pair_by: Sequence[str] = LABEL_KEYS,
     require_pairs: bool = True,
     details: bool = True,
+    findings_nights: Collection[str] | None = None,
 ) -> Comparison:
     """Compare two labels of an archive, task by task (and night by night unless pinned);
     ``task`` keeps one task only; ``pair_by``: the keys that pair runs (PAIR_KEYS). A
     comparison that pairs nothing raises NothingPaired (why, in one line), unless
     ``require_pairs`` is off (a site shows an empty comparison as such). ``with_steps``,
-    ``steps_later``, ``progress``, ``engine``, ``details``: as for compare_pairing."""
+    ``steps_later``, ``progress``, ``engine``, ``details``, ``findings_nights``: as for
+    compare_pairing."""
     pairing = (pair_labels if engine is None else engine.pair_labels)(
         con,
         baseline_label,
@@ -545,6 +564,7 @@ def compare_labels(
         progress=progress,
         engine=engine,
         details=details,
+        findings_nights=findings_nights,
     )
 
 

@@ -184,13 +184,24 @@ class NightSteps(Mapping[str, list[dict[str, Any]]]):
 
 
 def _pairs(
-    con: duckdb.DuckDBPyConnection, runs_by_id: dict[str, dict[str, Any]], base: str, cand: str
+    con: duckdb.DuckDBPyConnection,
+    runs_by_id: dict[str, dict[str, Any]],
+    base: str,
+    cand: str,
+    step_nights: Collection[str] | None,
 ) -> tuple[list[PairInfo], list[Unpaired], Evaluation | None]:
     """The two labels evaluated night by night (every pair with its metrics and outcomes, the
-    unpaired runs), and the latest night evaluated on its own, as ``reportgen gate`` evaluates
+    unpaired runs; the trajectory findings of the pairs of ``step_nights``, whose pair pages
+    show them), and the latest night evaluated on its own, as ``reportgen gate`` evaluates
     it (its verdicts, headline and each task's noise floor of divergence)."""
     every = evaluate_labels(
-        con, base, cand, with_steps=False, require_pairs=False, label_level=False
+        con,
+        base,
+        cand,
+        with_steps=False,
+        require_pairs=False,
+        label_level=False,
+        findings_nights=step_nights,
     )
     latest = None
     if every.pairs:
@@ -275,10 +286,14 @@ def _suite_notes(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
 
 
 def _comparison(
-    con: duckdb.DuckDBPyConnection, runs_by_id: dict[str, dict[str, Any]], base: str, cand: str
+    con: duckdb.DuckDBPyConnection,
+    runs_by_id: dict[str, dict[str, Any]],
+    base: str,
+    cand: str,
+    step_nights: Collection[str] | None,
 ) -> Comparison:
     """One label pair's comparison (see ``_pairs``)."""
-    pairs, unpaired, latest = _pairs(con, runs_by_id, base, cand)
+    pairs, unpaired, latest = _pairs(con, runs_by_id, base, cand, step_nights)
     of_run: dict[str, PairInfo] = {}
     for info in pairs:
         of_run[info.baseline_run_id] = info
@@ -304,7 +319,7 @@ def load_site_data(
     runs = _rows(con, "site_runs")
     runs_by_id = {r["run_id"]: r for r in runs}
     wanted = list(compare) if compare else [(baseline_label, candidate_label)]
-    comparisons = [_comparison(con, runs_by_id, b, c) for b, c in wanted]
+    comparisons = [_comparison(con, runs_by_id, b, c, step_nights) for b, c in wanted]
     main = comparisons[0]
     data = SiteData(
         baseline_label=main.baseline_label,

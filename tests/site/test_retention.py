@@ -112,6 +112,23 @@ def test_task_pages_link_the_step_pages_of_kept_nights_only(demo_db: Path, kept_
                 assert bool(row.select("a")) == (night in newest), (page, night)
 
 
+def test_kept_pair_pages_show_the_findings_of_a_site_that_keeps_every_night(
+    demo_db: Path, demo_site: tuple[Path, object], kept_two: Path
+) -> None:
+    newest = _nights(demo_db)[-2:]
+    shown = 0
+    for page in (kept_two / "compare").rglob("*.html"):
+        if page.name == "index.html" or not any(n in page.name for n in newest):
+            continue
+        kept = parse_file(page).select("section", id="findings")
+        full = parse_file(demo_site[0] / page.relative_to(kept_two)).select(
+            "section", id="findings"
+        )
+        assert [f.text for f in kept] == [f.text for f in full], page
+        shown += len(kept)
+    assert shown  # the findings were computed for the kept nights only, and are the same
+
+
 def test_search_indexes_steps_of_kept_nights_only(demo_db: Path, kept_two: Path) -> None:
     import re
 
