@@ -4,32 +4,39 @@
 --   patch distance finite; a step's parent an earlier step of its run.
 -- Needs: runs, steps, iterations of the restored archive.
 WITH numbers AS (
-    SELECT 'runs' AS tbl, run_id AS key, c.name, c.value, c.kind
-    FROM runs, LATERAL (VALUES
-        ('tokens_in', tokens_in::DOUBLE, 'count'), ('tokens_out', tokens_out::DOUBLE, 'count'),
-        ('cache_read_tokens', cache_read_tokens::DOUBLE, 'count'),
-        ('cache_write_tokens', cache_write_tokens::DOUBLE, 'count'),
-        ('reasoning_tokens', reasoning_tokens::DOUBLE, 'count'),
-        ('n_steps', n_steps::DOUBLE, 'count'),
-        ('cost_usd', cost_usd, 'amount'), ('cost_recomputed_usd', cost_recomputed_usd, 'amount'),
-        ('latency_ms', latency_ms, 'amount'), ('reward', reward, 'finite')
-    ) AS c(name, value, kind)
+    SELECT 'runs' AS tbl, run_id AS key, unnest([
+        {'name': 'tokens_in', 'value': tokens_in::DOUBLE, 'kind': 'count'},
+        {'name': 'tokens_out', 'value': tokens_out::DOUBLE, 'kind': 'count'},
+        {'name': 'cache_read_tokens', 'value': cache_read_tokens::DOUBLE, 'kind': 'count'},
+        {'name': 'cache_write_tokens', 'value': cache_write_tokens::DOUBLE, 'kind': 'count'},
+        {'name': 'reasoning_tokens', 'value': reasoning_tokens::DOUBLE, 'kind': 'count'},
+        {'name': 'n_steps', 'value': n_steps::DOUBLE, 'kind': 'count'},
+        {'name': 'cost_usd', 'value': cost_usd, 'kind': 'amount'},
+        {'name': 'cost_recomputed_usd', 'value': cost_recomputed_usd, 'kind': 'amount'},
+        {'name': 'latency_ms', 'value': latency_ms, 'kind': 'amount'},
+        {'name': 'reward', 'value': reward, 'kind': 'finite'}
+    ], recursive := true)
+    FROM runs
     UNION ALL
-    SELECT 'steps', run_id || ' step ' || idx, c.name, c.value, c.kind
-    FROM steps, LATERAL (VALUES
-        ('tokens_in', tokens_in::DOUBLE, 'count'), ('tokens_out', tokens_out::DOUBLE, 'count'),
-        ('cache_read_tokens', cache_read_tokens::DOUBLE, 'count'),
-        ('cache_write_tokens', cache_write_tokens::DOUBLE, 'count'),
-        ('reasoning_tokens', reasoning_tokens::DOUBLE, 'count'),
-        ('cost_usd', cost_usd, 'amount'), ('latency_ms', latency_ms, 'amount')
-    ) AS c(name, value, kind)
+    SELECT 'steps', run_id || ' step ' || idx, unnest([
+        {'name': 'tokens_in', 'value': tokens_in::DOUBLE, 'kind': 'count'},
+        {'name': 'tokens_out', 'value': tokens_out::DOUBLE, 'kind': 'count'},
+        {'name': 'cache_read_tokens', 'value': cache_read_tokens::DOUBLE, 'kind': 'count'},
+        {'name': 'cache_write_tokens', 'value': cache_write_tokens::DOUBLE, 'kind': 'count'},
+        {'name': 'reasoning_tokens', 'value': reasoning_tokens::DOUBLE, 'kind': 'count'},
+        {'name': 'cost_usd', 'value': cost_usd, 'kind': 'amount'},
+        {'name': 'latency_ms', 'value': latency_ms, 'kind': 'amount'}
+    ], recursive := true)
+    FROM steps
     UNION ALL
-    SELECT 'iterations', run_id || ' iteration ' || iter, c.name, c.value, c.kind
-    FROM iterations, LATERAL (VALUES
-        ('tokens_in', tokens_in::DOUBLE, 'count'), ('tokens_out', tokens_out::DOUBLE, 'count'),
-        ('usd', usd, 'amount'), ('secs', secs, 'amount'),
-        ('patch_distance', patch_distance, 'finite')
-    ) AS c(name, value, kind)
+    SELECT 'iterations', run_id || ' iteration ' || iter, unnest([
+        {'name': 'tokens_in', 'value': tokens_in::DOUBLE, 'kind': 'count'},
+        {'name': 'tokens_out', 'value': tokens_out::DOUBLE, 'kind': 'count'},
+        {'name': 'usd', 'value': usd, 'kind': 'amount'},
+        {'name': 'secs', 'value': secs, 'kind': 'amount'},
+        {'name': 'patch_distance', 'value': patch_distance, 'kind': 'finite'}
+    ], recursive := true)
+    FROM iterations
 ),
 bad AS (
     SELECT tbl, key, name, CAST(value AS VARCHAR) AS shown FROM numbers

@@ -65,6 +65,14 @@ ingest's 512 MB, as checkpointing values of a MB each needs the room (at 512 MB 
 1,200 such values failed to restore)."""
 BATCH_BYTES = 32 << 20
 """About how many bytes of decoded rows one INSERT into the new archive takes."""
+MAX_INFLATION = 4096
+"""How many times its size a snapshot file may inflate to once decoded (past INFLATION_FLOOR):
+more is a compressed-text bomb, refused before it is in the archive. DuckDB holds a table's
+text of a row group about twice while it writes it (a checkpoint), whatever its memory limit:
+1,200 values of a MB from a 7 KB file peaked at 2.3 GB. Real snapshots inflate far less (a
+snapshot of a million tiny runs, repeating the same fields in every row: 450 times)."""
+INFLATION_FLOOR = 64 << 20
+"""Decoded bytes any snapshot file may hold, however small the file (MAX_INFLATION)."""
 
 
 def _quoted(path: Path) -> str:
@@ -234,15 +242,26 @@ def _insert_batches(con: duckdb.DuckDBPyConnection, table: str, path: Path) -> N
     file's text inflates (DuckDB's read_parquet decodes 2,048 rows at once: 1,200 values of a
     MB each were 5 GB)."""
     parquet = pq.ParquetFile(path)
+    allowed = max(INFLATION_FLOOR, MAX_INFLATION * path.stat().st_size)
     group: list[pa.RecordBatch] = []
-    size = 0
+    size = decoded = 0
     for batch in parquet.iter_batches(batch_size=BATCH_ROWS, use_threads=False):
         group.append(batch)
         size += batch.nbytes
+        decoded += batch.nbytes
+        if decoded > allowed:  # checked before the rows are inserted
+            raise Inflated(
+                f"inflates to more than {decoded / 1e6:,.0f} MB from {path.stat().st_size:,} bytes"
+                f" (over {MAX_INFLATION:,} times its size): a compressed-text bomb, not restored"
+            )
         if size >= BATCH_BYTES:
             _insert(con, table, group, parquet.schema_arrow)
             group, size = [], 0
     _insert(con, table, group, parquet.schema_arrow)
+
+
+class Inflated(ValueError):
+    """A snapshot file that decodes to more than MAX_INFLATION times its size."""
 
 
 def _insert(
@@ -252,7 +271,9 @@ def _insert(
     registered object would stay alive until the session ends)."""
     if not group:
         return
-    rg_batches = pa.Table.from_batches(group, schema)  # noqa: F841 (scanned by name)
+    # one chunk: DuckDB appends each Arrow batch as it comes, and appends of BATCH_ROWS rows
+    # of small values held about 20 times their size (a 300 MB archive's snapshot: 1.6 GB)
+    rg_batches = pa.Table.from_batches(group, schema).combine_chunks()  # noqa: F841 (by name)
     con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM rg_batches")
 
 
@@ -267,6 +288,8 @@ def _load(built: Path, scratch: Path, manifest: dict[str, Any], where: str) -> d
             table = entry["table"]
             try:
                 _insert_batches(con, table, scratch / file)
+            except Inflated as exc:
+                raise InputError(f"{where.rstrip('/')}/{file}", str(exc)) from None
             except (duckdb.Error, pa.ArrowException, OSError) as exc:
                 first = str(exc).splitlines()[0]
                 raise InputError(f"{where.rstrip('/')}/{file}", f"cannot load: {first}") from None

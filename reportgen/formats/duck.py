@@ -78,6 +78,7 @@ def parse_records(
                 execute_over(con, statement, registered, batch)
         except (duckdb.Error, pa.ArrowInvalid) as exc:
             raise explain(exc, _bad_files(batch, sources), schema, extra) from None
+        del batch  # freed before the next batch is read, not after
 
 
 def execute_over(
