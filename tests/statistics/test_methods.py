@@ -68,6 +68,37 @@ def test_mcnemar_exact_on_a_two_by_two() -> None:
     assert methods.mcnemar_exact(10, 0) == pytest.approx(2 / 1024)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 3000), st.integers(0, 3000))
+def test_mcnemar_exact_is_scipys_binomtest(broken: int, fixed: int) -> None:
+    from scipy import stats
+
+    expected = 1.0 if broken + fixed == 0 else stats.binomtest(fixed, broken + fixed).pvalue
+    # scipy.stats sums the tails with Boost's binomial, scipy.special with Cephes: equal to
+    # about 1e-12 relative, even far out in the tails (past 1e-300 both are as good as 0)
+    assert methods.mcnemar_exact(broken, fixed) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, 0.05, math.nan])),
+        min_size=0,
+        max_size=40,
+    )
+)
+def test_benjamini_hochberg_is_scipys_false_discovery_control(p: list[float]) -> None:
+    from scipy import stats
+
+    got = methods.benjamini_hochberg(p)
+    values = np.asarray(p, dtype=np.float64)
+    known = ~np.isnan(values)
+    assert np.isnan(got[~known]).all()
+    if known.any():
+        expected = stats.false_discovery_control(values[known], method="bh")
+        np.testing.assert_array_equal(got[known], expected)
+
+
 def test_newcombe_never_collapses() -> None:
     delta, low, high = methods.newcombe_paired(20, 0, 0, 0)
     assert delta == 0 and low < -0.1 and high > 0.1
