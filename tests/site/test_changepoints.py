@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reportgen.site.changepoints import change_points, detect_segments, fit_segments
+from reportgen.site.changepoints import (
+    change_points,
+    detect_segments,
+    fit_segments,
+    noise_sigma,
+)
 
 
 def test_a_clear_step_is_found_where_it_starts() -> None:
@@ -75,3 +83,50 @@ def test_noise_rarely_counts_and_real_steps_usually_do(
     false, found = _rates(n)
     assert false <= max_false
     assert found >= min_found
+
+
+def _fit_one_start_at_a_time(values: list[float], penalty: float) -> list[tuple[int, int]]:
+    """The Potts fit by the textbook double loop (the reference the numpy fit must match)."""
+    n = len(values)
+    s1, s2 = [0.0], [0.0]
+    for v in values:
+        s1.append(s1[-1] + v)
+        s2.append(s2[-1] + v * v)
+    best, back = [0.0] + [math.inf] * n, [0] * (n + 1)
+    for end in range(1, n + 1):
+        for start in range(end):
+            total = s1[end] - s1[start]
+            sse = max(0.0, (s2[end] - s2[start]) - total * total / (end - start))
+            if best[start] + sse + penalty < best[end]:
+                best[end], back[end] = best[start] + sse + penalty, start
+    bounds, end = [], n
+    while end > 0:
+        bounds.append((back[end], end))
+        end = back[end]
+    return bounds[::-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.floats(-1e6, 1e6), st.sampled_from([0.0, 1.0, 2.0])), min_size=0, max_size=60
+    ),
+    st.sampled_from([0.0, 0.5, 3.0, 1e4]),
+)
+def test_fit_matches_the_double_loop(values: list[float], penalty: float) -> None:
+    got = fit_segments(values, penalty)
+    assert [(s.start, s.end) for s in got] == _fit_one_start_at_a_time(values, penalty)
+
+
+def test_the_interval_is_scipy_stats_t() -> None:
+    from scipy import stats
+
+    from reportgen.site.changepoints import ALPHA
+
+    series = [10.0, 10.2, 9.9, 10.1, 14.0, 14.2, 13.8, 14.1]
+    (cp,) = change_points(series)
+    sigma = noise_sigma(series)
+    se = sigma * math.sqrt(1 / cp.n_before + 1 / cp.n_after)
+    half = stats.t.ppf(1 - ALPHA / 2, len(series) - 2) * se
+    assert (cp.low, cp.high) == (cp.after - cp.before - half, cp.after - cp.before + half)
+    assert cp.p_value == 2 * stats.t.sf(abs(cp.after - cp.before) / se, len(series) - 2)
