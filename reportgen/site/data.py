@@ -336,7 +336,14 @@ def load_site_data(
         comparisons=comparisons,
         chosen_by=chosen_by,
     )
-    data.step_hashes = {r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes")}
+    wanted_nights = {
+        "all_nights": step_nights is None,
+        "nights": [n for n in step_nights or () if n is not None],
+        "no_night": step_nights is not None and None in step_nights,
+    }
+    data.step_hashes = {
+        r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes", wanted_nights)
+    }
     data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)

@@ -50,3 +50,17 @@ def test_latest_night_says_what_gate_says(demo_db: Path) -> None:
         assert data.latest.headline == gate.headline
     finally:
         con.close()
+
+
+def test_step_hashes_are_read_for_the_nights_with_step_pages(demo_db: Path) -> None:
+    con = connect(demo_db, read_only=True)
+    try:
+        every = load_site_data(con, "baseline", "candidate")
+        newest = max(r["batch"] for r in every.runs)
+        kept = load_site_data(con, "baseline", "candidate", frozenset({newest}))
+        of_newest = {r["run_id"] for r in every.runs if r["batch"] == newest}
+        assert of_newest and set(kept.step_hashes) == of_newest & set(every.step_hashes)
+        assert all(kept.step_hashes[r] == every.step_hashes[r] for r in kept.step_hashes)
+        assert len(every.step_hashes) > len(kept.step_hashes)
+    finally:
+        con.close()
