@@ -197,6 +197,7 @@ class IndexPage(Page):
     compare: Link | None
     loop_runs: list[dict[str, Any]] = field(default_factory=list)
     avoidable: list[dict[str, Any]] = field(default_factory=list)  # _avoidable_index.html
+    avoidable_nights: int | None = None  # the newest nights it sums, when not every night
     verdict_night: str | None = None  # the latest compared night, judged over its tasks
     verdicts: list[dict[str, Any]] = field(default_factory=list)  # line, verdict per metric
     task_classes: str | None = None  # "Tasks: 2 newly broken, ..."

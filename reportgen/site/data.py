@@ -79,7 +79,8 @@ class SiteData:
     convergence: ConvergenceData = field(default_factory=ConvergenceData)
     suite_notes: dict[str, list[str]] = field(default_factory=dict)  # suite -> Markdown texts
     repeat_tdi: dict[str, float] = field(default_factory=dict)  # suite/task -> A/A TDI, latest
-    spend: SpendReport | None = None  # avoidable spend of every run (reportgen.spend)
+    spend: SpendReport | None = None  # avoidable spend of the runs with run pages (reportgen.spend)
+    spend_nights: int | None = None  # the nights ``spend`` covers, when not every night
     latest: Evaluation | None = None  # the comparison's latest night, as `gate` evaluates it
     comparisons: list[Comparison] = field(default_factory=list)
     chosen_by: str = ""  # how the comparisons were chosen, in words for the index
@@ -347,6 +348,10 @@ def load_site_data(
     data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)
-    data.spend = avoidable_spend(con)
+    every_night = {r["batch"] for r in runs}
+    paged = every_night if step_nights is None else every_night & set(step_nights)
+    spent = None if paged == every_night else [r["run_id"] for r in runs if r["batch"] in paged]
+    data.spend = avoidable_spend(con, spent)  # the runs with run pages: their findings show
+    data.spend_nights = None if spent is None else len(paged)
     data.reliability = reliability_profiles(con, by_suite=True)
     return data

@@ -347,4 +347,5 @@ def index_page(
         suites=[_suite_summary(data, s) for s in data.suites], nights=night_list,
         compare=Link(f"{data.baseline_label} vs {data.candidate_label}", compare) if data.pairs else None,
         loop_runs=loop_run_rows(data), avoidable=index_avoidable(data),
+        avoidable_nights=data.spend_nights,
     )  # fmt: skip

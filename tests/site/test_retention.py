@@ -164,3 +164,23 @@ def test_keep_nights_zero_keeps_every_step_page(demo_db: Path, tmp_path: Path) -
         for p in html_pages(out)
         if "nights this site shows step by step" in p.read_text(encoding="utf-8")
     ]
+
+
+def test_avoidable_spend_sums_the_runs_of_kept_nights(demo_db: Path, kept_two: Path) -> None:
+    from reportgen.archive import connect
+    from reportgen.site.data import load_site_data
+    from reportgen.spend import avoidable_spend
+
+    nights = _nights(demo_db)
+    con = connect(demo_db, read_only=True)
+    try:
+        data = load_site_data(con, "baseline", "candidate", frozenset(nights[-2:]))
+        kept = [r["run_id"] for r in data.runs if r["batch"] in nights[-2:]]
+        alone = avoidable_spend(con, kept)
+    finally:
+        con.close()
+    assert data.spend is not None and data.spend_nights == 2
+    assert data.spend.suites == alone.suites and data.spend.runs == alone.runs
+    assert data.spend.runs and set(data.spend.runs) <= set(kept)
+    index = (kept_two / "index.html").read_text(encoding="utf-8")
+    assert "over the runs of the newest 2 nights (those with run pages)" in index
