@@ -39,7 +39,8 @@ from reportgen.site.retention import (
     DEFAULT_KEEP_NIGHTS,
     kept_nights,
     newest_nights,
-    pruned_pages,
+    pruned_pairs,
+    pruned_runs,
     with_retention,
 )
 from reportgen.site.search import search_files
@@ -149,7 +150,7 @@ def all_pages(
     nav = _nav(data)
     cps = suite_change_points(data)
     kept = kept_nights(data, keep_nights)
-    pruned = pruned_pages(data, nav, kept, keep_nights) if kept is not None else {}
+    pruned = pruned_runs(data, kept, keep_nights) if kept is not None else {}
     if nights is None:
         nights = night_statistics(data)
     views = []
@@ -167,7 +168,7 @@ def all_pages(
     yield suites_page(data, nav, nights)
     yield from history_pages(data, nav, cps, nights)
     for view, stats, _ in views:
-        gone = pruned_pages(view, nav, kept, keep_nights) if kept is not None else {}
+        gone = pruned_pairs(view, kept, keep_nights) if kept is not None else {}
         yield compare_page(view, nav, stats, kept)
         yield from with_retention(pair_pages(view, nav, verdicts), gone)
     if len(columns) > 1:

@@ -33,32 +33,38 @@ def kept_nights(data: SiteData, keep: int) -> frozenset[str] | None:
     return frozenset(sorted({r["batch"] for r in data.runs}, reverse=True)[:keep])
 
 
-def pruned_pages(
-    data: SiteData, nav: list[Link], kept: frozenset[str], keep: int
-) -> dict[str, Page]:
-    """The small page standing at the address of each run and pair of an older night."""
+def pruned_runs(data: SiteData, kept: frozenset[str], keep: int) -> dict[str, Page]:
+    """The small page standing at the address of each run of an older night. It shows no
+    header (pruned.html): its inputs hold no navigation, so a change there (a new suite, a
+    new comparison) leaves the tens of thousands of stand-ins of a year as they are."""
     pages: dict[str, Page] = {}
     for run in data.runs:
         if run["batch"] in kept:
             continue
         path = paths.run_path(run["suite"], run["task_id"], run["run_id"])
-        task = Link(run["task_id"], paths.task_path(run["suite"], run["task_id"]))
+        task = paths.task_path(run["suite"], run["task_id"])
         trial = f" · trial {run['trial']}" if run["trial"] else ""
         pages[path] = PrunedPage(
             path=path, title=f"{run['task_id']} · {run['label']} · {run['batch']}{trial}",
-            nav=nav, crumbs=[task], batch=run["batch"], kept_nights=keep,
-            related=[Link(f"All runs of {run['task_id']}", task.href)],
+            nav=[], batch=run["batch"], kept_nights=keep,
+            related=[Link(f"All runs of {run['task_id']}", task)],
         )  # fmt: skip
+    return pages
+
+
+def pruned_pairs(data: SiteData, kept: frozenset[str], keep: int) -> dict[str, Page]:
+    """The small page standing at the address of each pair of ``data``'s comparison of an
+    older night (see :func:`pruned_runs`)."""
+    pages: dict[str, Page] = {}
     compare = paths.compare_index_path(data.baseline_label, data.candidate_label)
     for pair in data.pairs:
         if pair.batch in kept:
             continue
-        task = Link(pair.task_id, paths.task_path(pair.suite, pair.task_id))
         pages[pair.path] = PrunedPage(
             path=pair.path,
             title=f"{pair.task_id} · {data.baseline_label} vs {data.candidate_label} · {pair.batch}",
-            nav=nav, crumbs=[task], batch=pair.batch, kept_nights=keep,
-            related=[Link(f"All runs of {pair.task_id}", task.href),
+            nav=[], batch=pair.batch, kept_nights=keep,
+            related=[Link(f"All runs of {pair.task_id}", paths.task_path(pair.suite, pair.task_id)),
                      Link("The comparison, night by night", compare)],
         )  # fmt: skip
     return pages

@@ -184,3 +184,21 @@ def test_avoidable_spend_sums_the_runs_of_kept_nights(demo_db: Path, kept_two: P
     assert data.spend.runs and set(data.spend.runs) <= set(kept)
     index = (kept_two / "index.html").read_text(encoding="utf-8")
     assert "over the runs of the newest 2 nights (those with run pages)" in index
+
+
+def test_a_new_navigation_leaves_the_stand_ins_of_runs_as_they_were(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "site"
+    build_site(demo_db, out, build_time=BUILD_TIME, keep_nights=1)
+    stand_ins = [
+        p
+        for p in (out / "runs").rglob("*.html")
+        if "past the 1 newest nights kept" in p.read_text(encoding="utf-8")
+    ]
+    assert stand_ins
+    before = {p: p.stat().st_ino for p in stand_ins}
+    nav = (out / "index.html").read_text(encoding="utf-8")
+    build_site(demo_db, out, build_time=BUILD_TIME, keep_nights=1, compare=["candidate..baseline"])
+    assert (out / "index.html").read_text(encoding="utf-8") != nav  # the header changed
+    assert {p: p.stat().st_ino for p in stand_ins} == before  # linked from the last build
