@@ -19,6 +19,7 @@ from reportgen.site import paths
 from reportgen.site.choose import Choice, choose
 from reportgen.site.context import LazyPage, Link, Page
 from reportgen.site.data import Comparison, SiteData, archive_ids, load_site_data
+from reportgen.site.evalcache import EvaluationCache, cache_salt
 from reportgen.site.feed import FEED, feed_xml
 from reportgen.site.pages_compare import (
     NightStats,
@@ -226,6 +227,7 @@ def build_site(
         choice = _choice(con, compare, compare_source, baseline_label, candidate_label)
         ids = [*archive_ids(con), *(label for pair in choice.pairs for label in pair)]
         seen: set[str] = set()
+        cache = EvaluationCache.beside(out, cache_salt(con, policy))
         with paths.known_ids(ids):
             step_nights = newest_nights(con, keep_nights)
             data = load_site_data(
@@ -235,6 +237,7 @@ def build_site(
                 step_nights,
                 compare=choice.pairs,
                 chosen_by=choice.said,
+                cache=cache,
             )
             data.redact_notes = policy.pattern is not None
             nights = night_statistics(data)  # label-level verdicts per night, computed once
@@ -261,6 +264,7 @@ def build_site(
         )
         _assets(writer)
         writer.commit()
+        cache.save()
     except OSError as error:  # a full disk, no permission: one line, the old site untouched
         writer.abort()
         raise write_error(out, error) from None

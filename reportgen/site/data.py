@@ -18,6 +18,7 @@ from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.records import PairRecord
 from reportgen.evaluation import Judging, evaluate_labels, judged
 from reportgen.site import paths
+from reportgen.site.evalcache import EvaluationCache, every_night
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
 from reportgen.spend import SpendReport, avoidable_spend
@@ -190,20 +191,15 @@ def _pairs(
     base: str,
     cand: str,
     step_nights: Collection[str] | None,
+    cache: EvaluationCache | None,
 ) -> tuple[list[PairInfo], list[Unpaired], Evaluation | None]:
     """The two labels evaluated night by night (every pair with its metrics and outcomes, the
     unpaired runs; the trajectory findings of the pairs of ``step_nights``, whose pair pages
     show them), and the latest night evaluated on its own, as ``reportgen gate`` evaluates
-    it (its verdicts, headline and each task's noise floor of divergence)."""
-    every = evaluate_labels(
-        con,
-        base,
-        cand,
-        with_steps=False,
-        require_pairs=False,
-        label_level=False,
-        findings_nights=step_nights,
-    )
+    it (its verdicts, headline and each task's noise floor of divergence). Nights unchanged
+    since ``cache`` was written are read from it (evalcache.py)."""
+    night_of = {run_id: run["batch"] for run_id, run in runs_by_id.items()}
+    every = every_night(con, base, cand, night_of, step_nights, cache)
     latest = None
     if every.pairs:
         night = max(runs_by_id[p["baseline_run_id"]]["batch"] for p in every.pairs)
@@ -292,9 +288,10 @@ def _comparison(
     base: str,
     cand: str,
     step_nights: Collection[str] | None,
+    cache: EvaluationCache | None,
 ) -> Comparison:
     """One label pair's comparison (see ``_pairs``)."""
-    pairs, unpaired, latest = _pairs(con, runs_by_id, base, cand, step_nights)
+    pairs, unpaired, latest = _pairs(con, runs_by_id, base, cand, step_nights, cache)
     of_run: dict[str, PairInfo] = {}
     for info in pairs:
         of_run[info.baseline_run_id] = info
@@ -311,6 +308,7 @@ def load_site_data(
     *,
     compare: Sequence[tuple[str, str]] | None = None,
     chosen_by: str = "",
+    cache: EvaluationCache | None = None,
 ) -> SiteData:
     """Load runs, steps, the nightly series and the comparisons (``compare``: label pairs,
     default the one of ``baseline_label`` and ``candidate_label``; the first is the site's
@@ -320,7 +318,7 @@ def load_site_data(
     runs = _rows(con, "site_runs")
     runs_by_id = {r["run_id"]: r for r in runs}
     wanted = list(compare) if compare else [(baseline_label, candidate_label)]
-    comparisons = [_comparison(con, runs_by_id, b, c, step_nights) for b, c in wanted]
+    comparisons = [_comparison(con, runs_by_id, b, c, step_nights, cache) for b, c in wanted]
     main = comparisons[0]
     data = SiteData(
         baseline_label=main.baseline_label,
@@ -348,9 +346,9 @@ def load_site_data(
     data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)
-    every_night = {r["batch"] for r in runs}
-    paged = every_night if step_nights is None else every_night & set(step_nights)
-    spent = None if paged == every_night else [r["run_id"] for r in runs if r["batch"] in paged]
+    all_nights = {r["batch"] for r in runs}
+    paged = all_nights if step_nights is None else all_nights & set(step_nights)
+    spent = None if paged == all_nights else [r["run_id"] for r in runs if r["batch"] in paged]
     data.spend = avoidable_spend(con, spent)  # the runs with run pages: their findings show
     data.spend_nights = None if spent is None else len(paged)
     data.reliability = reliability_profiles(con, by_suite=True)

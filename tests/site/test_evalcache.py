@@ -1,0 +1,108 @@
+"""The every-night evaluation kept between builds (site/evalcache.py): a night unchanged since
+the last build is read back, not evaluated again, and the site is the same byte for byte."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+import reportgen.site.evalcache as evalcache
+from reportgen.site import build_site
+from reportgen.site.redaction import Redaction
+from tests.site.conftest import BUILD_TIME
+
+
+@pytest.fixture
+def evaluated(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many pairs each evaluation call of the build was given."""
+    calls: list[int] = []
+    real = evalcache.compare_pairing
+
+    def counting(con: Any, pairing: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(len(pairing.pairs))
+        return real(con, pairing, *args, **kwargs)
+
+    monkeypatch.setattr(evalcache, "compare_pairing", counting)
+    return calls
+
+
+def _same(a: Path, b: Path) -> None:
+    diff = subprocess.run(["diff", "-r", str(a), str(b)], capture_output=True, text=True)
+    assert diff.returncode == 0, diff.stdout[:2000]
+
+
+def _nights(db: Path) -> list[str]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [r[0] for r in con.execute("SELECT DISTINCT batch FROM runs ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+
+
+def test_a_build_from_the_cache_is_the_build_without_it(
+    demo_db: Path, tmp_path: Path, evaluated: list[int]
+) -> None:
+    build_site(demo_db, tmp_path / "one", build_time=BUILD_TIME, keep_nights=2)
+    assert sum(evaluated) > 0 and (tmp_path / ".one.cache").is_dir()
+    evaluated.clear()
+    shutil.copytree(tmp_path / ".one.cache", tmp_path / ".two.cache")
+    build_site(demo_db, tmp_path / "two", build_time=BUILD_TIME, keep_nights=2)
+    assert evaluated == []  # every night read back
+    _same(tmp_path / "one", tmp_path / "two")
+
+
+def test_only_a_changed_night_is_evaluated_again(
+    demo_db: Path, tmp_path: Path, evaluated: list[int]
+) -> None:
+    db = tmp_path / "archive.duckdb"
+    shutil.copy(demo_db, db)
+    out = tmp_path / "site"
+    build_site(db, out, build_time=BUILD_TIME)
+    every = sum(evaluated)
+    evaluated.clear()
+    night = _nights(db)[0]
+    con = duckdb.connect(str(db))
+    try:
+        changed = con.execute(
+            "UPDATE steps SET latency_ms = coalesce(latency_ms, 0) + 1000 WHERE run_id IN "
+            "(SELECT run_id FROM runs WHERE batch = ? AND label = 'candidate')",
+            [night],
+        ).fetchall()
+    finally:
+        con.close()
+    assert changed
+    build_site(db, out, build_time=BUILD_TIME)
+    assert 0 < sum(evaluated) < every  # that night's pairs only
+    fresh = tmp_path / "fresh"
+    build_site(db, fresh, build_time=BUILD_TIME)  # a site of its own: no cache
+    _same(out, fresh)
+
+
+def test_another_policy_evaluates_every_night(
+    demo_db: Path, tmp_path: Path, evaluated: list[int]
+) -> None:
+    out = tmp_path / "site"
+    build_site(demo_db, out, build_time=BUILD_TIME)
+    every = sum(evaluated)
+    evaluated.clear()
+    build_site(demo_db, out, build_time=BUILD_TIME, redaction=Redaction(payloads=False))
+    assert sum(evaluated) == every
+
+
+def test_a_cache_file_that_is_not_one_is_ignored(
+    demo_db: Path, tmp_path: Path, evaluated: list[int]
+) -> None:
+    out = tmp_path / "site"
+    build_site(demo_db, out, build_time=BUILD_TIME)
+    every = sum(evaluated)
+    (cache,) = (tmp_path / ".site.cache").iterdir()
+    for text in ['{"format": 1, "nights": [{"night": 1}]}', "not json", "[]"]:
+        cache.write_text(text, encoding="utf-8")
+        evaluated.clear()
+        build_site(demo_db, out, build_time=BUILD_TIME)
+        assert sum(evaluated) == every
