@@ -39,7 +39,16 @@ from reportgen.divergence.records import PairRecord
 
 CACHE_FORMAT = 1
 #: The packages whose code computes, judges or prices a pair (their files key the cache).
-EVALUATION_CODE = ("divergence", "statistics", "gating", "spend", "formats", "archive", "site")
+EVALUATION_CODE = (
+    "divergence",
+    "statistics",
+    "gating",
+    "spend",
+    "formats",
+    "ingest",
+    "archive",
+    "site",
+)
 
 
 @dataclass

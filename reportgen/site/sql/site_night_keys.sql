@@ -1,25 +1,34 @@
 -- site_night_keys: what each night's evaluation of two labels reads, hashed: its runs of the
---   two labels (every column), their steps and their outputs (DuckDB's hash of each row,
---   combined with bit_xor, so the order rows are stored in does not matter).
+--   two labels (every column), their steps and their outputs. Of a step, every column but its
+--   run id, input keys and input and output text, which its run's row (content_hash, n_steps),
+--   the join and the stored step hashes (signature, payload) stand for: through the redacted
+--   views that text costs more to hash than a night costs to evaluate. DuckDB's hash of each
+--   row, combined with bit_xor, so the order rows are stored in does not matter.
 -- Grain: one row per batch holding a run of either label (NULL: the runs without one).
--- Needs: archive tables main.runs, main.steps, main.outputs (the stored rows, not the redacted
---   views shadowing them: the redaction policy is part of the key); parameter
---   $labels: the two labels (read by reportgen.site.evalcache).
+-- Needs: archive tables runs, steps, outputs (the redacted views shadowing them: a key is of
+--   what the evaluation reads); parameter $labels: the two labels (reportgen.site.evalcache).
 WITH chosen AS (
     SELECT r.run_id, r.batch, hash(r) AS row_hash
-    FROM main.runs AS r
+    FROM runs AS r
     WHERE list_contains($labels, r.label)
 ),
 
 step_hashes AS (
-    SELECT c.batch, bit_xor(hash(s)) AS steps_hash, count(*) AS n_steps
-    FROM main.steps AS s JOIN chosen AS c USING (run_id)
+    SELECT
+        c.batch,
+        bit_xor(hash(
+            s.idx, s.type, s.action, s.status, s.tokens_in, s.tokens_out, s.cost_usd,
+            s.latency_ms, s.started_at, s.parent, s.signature, s.payload, s.error,
+            s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens
+        )) AS steps_hash,
+        count(*) AS n_steps
+    FROM steps AS s JOIN chosen AS c USING (run_id)
     GROUP BY c.batch
 ),
 
 output_hashes AS (
     SELECT c.batch, bit_xor(hash(o)) AS outputs_hash, count(*) AS n_outputs
-    FROM main.outputs AS o JOIN chosen AS c USING (run_id)
+    FROM outputs AS o JOIN chosen AS c USING (run_id)
     GROUP BY c.batch
 )
 
