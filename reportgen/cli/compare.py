@@ -326,6 +326,7 @@ def compare(
     """Compare a baseline with a candidate: two trace files or folders (BASELINE CANDIDATE), or
     two labels of an archive (--db). Exit 3 when a gate fails."""
     from reportgen.archive import connect
+    from reportgen.cli.allocator import keep_freed_memory
     from reportgen.cli.output import err
     from reportgen.divergence.compare import latest_batch
     from reportgen.divergence.pairing import LABEL_KEYS, parse_pair_by
@@ -347,6 +348,7 @@ def compare(
         raise UsageError("--baseline-batch picks runs of an archive: give --db FILE")
     if engine is EngineName.spark and db is None:
         raise UsageError("--engine spark compares two labels of a Parquet archive: give --db")
+    keep_freed_memory()  # large buffers made and freed batch after batch (cli/allocator.py)
     with_steps = as_json or explain or tree  # only these outputs show the steps
     # A progress bar on stderr for comparisons that take more than a second (none with
     # --json, so that stdout and stderr stay machine-readable).
