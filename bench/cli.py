@@ -11,7 +11,8 @@ Timed, each in its own process (wall time; CPU time and peak RSS from wait4), st
   ``read_json`` of the same file list into a table of a DuckDB file, the two taking turns
   (ratio bare / ingest, of wall and of CPU time);
 * ``reportgen compare DIR_B DIR_C --json`` (files, no archive), beside its floor: a process
-  that only reads and parses the same files and writes the JSON compare wrote (orjson);
+  that only reads and parses the same files and writes the JSON compare wrote (orjson); the
+  two take turns ``--repeat`` times, each turn's CPU seconds and ratio printed;
 * ``reportgen gate --json`` and ``reportgen build`` on that archive;
 * ``python -c pass`` and a bare typer app (start-up anchors) beside ``reportgen --version``;
 * with ``--db-pairs N``: ``reportgen compare --db ARCHIVE --json`` of N pairs of ~200 steps
@@ -269,23 +270,40 @@ def main() -> None:
                 f"ratio bare/ingest {bare[0] / ingest[0]:.2f}x (cpu {bare[2] / ingest[2]:.2f}x)"
             )
             row("reportgen ingest (both dirs)", *ingest, ratios)
-        compare = best([rg, "compare", str(base), str(cand), "--json"], args.repeat)
-        row("reportgen compare DIR_B DIR_C --json", *compare)
         written = tmp / "compare.json"
-        with written.open("wb") as sink:
-            subprocess.run(
-                [rg, "compare", str(base), str(cand), "--json"], stdout=sink, check=False
-            )
-        floor = measure([sys.executable, "-c", FLOOR, str(written), str(base), str(cand)], "")
-        floor_wall, floor_cpu = (float(x) for x in floor[2].split())
+        compare_argv = [rg, "compare", str(base), str(cand), "--json"]
+        with written.open("wb") as sink:  # what the floor writes (untimed)
+            subprocess.run(compare_argv, stdout=sink, check=False)
+        floor_argv = [sys.executable, "-c", FLOOR, str(written), str(base), str(cand)]
+        turns = []  # compare and its floor taking turns, as best_side_by_side
+        for _ in range(max(1, args.repeat)):
+            seconds, rss, _, cpu = measure(compare_argv)
+            floor = measure(floor_argv, "")
+            inside_wall, inside_cpu = (float(x) for x in floor[2].split())
+            turns.append(((seconds, rss, cpu), (inside_wall, floor[1], inside_cpu), floor))
+        compare = (
+            min(t[0][0] for t in turns),
+            max(t[0][1] for t in turns),
+            min(t[0][2] for t in turns),
+        )
+        row("reportgen compare DIR_B DIR_C --json", *compare)
+        floor_wall = min(t[1][0] for t in turns)
+        floor_cpu = min(t[1][2] for t in turns)
+        whole = min(turns, key=lambda t: t[1][2])[2]
         row(
             "floor: read+parse files, write its JSON",
             floor_wall,
-            floor[1],
+            max(t[1][1] for t in turns),
             floor_cpu,
-            f"timed inside its process, {floor[0]:.2f} s / {floor[3]:.2f} s cpu in all (the"
+            f"timed inside its process, {whole[0]:.2f} s / {whole[3]:.2f} s cpu in all (the"
             f" {written.stat().st_size / 1e6:.0f} MB of JSON it writes are parsed first, untimed)",
         )
+        for n, (ours, anchor, _) in enumerate(turns, start=1):
+            print(
+                f"  turn {n}: compare {ours[2]:.2f} s cpu, floor {anchor[2]:.2f} s cpu,"
+                f" {ours[2] / anchor[2]:.2f}x",
+                flush=True,
+            )
         print(
             f"compare / floor: wall {compare[0] / floor_wall:.2f}x, cpu {compare[2] / floor_cpu:.2f}x",
             flush=True,

@@ -326,6 +326,8 @@ def compare(
     """Compare a baseline with a candidate: two trace files or folders (BASELINE CANDIDATE), or
     two labels of an archive (--db). Exit 3 when a gate fails."""
     from reportgen.archive import connect
+    from reportgen.cli.allocator import keep_freed_memory
+    from reportgen.cli.collector import fewer_collections
     from reportgen.cli.output import err
     from reportgen.divergence.compare import latest_batch
     from reportgen.divergence.pairing import LABEL_KEYS, parse_pair_by
@@ -347,55 +349,57 @@ def compare(
         raise UsageError("--baseline-batch picks runs of an archive: give --db FILE")
     if engine is EngineName.spark and db is None:
         raise UsageError("--engine spark compares two labels of a Parquet archive: give --db")
-    with_steps = as_json or explain or tree  # only these outputs show the steps
-    # A progress bar on stderr for comparisons that take more than a second (none with
-    # --json, so that stdout and stderr stay machine-readable).
-    # With --json the steps are read batch by batch while the JSON is written (memory holds
-    # one batch of them): the connection stays open until then.
-    con = connect(db, read_only=True) if db is not None else connect(None)
-    try:
-        with DelayedProgress(None if as_json else err()) as progress:
-            if db is not None:
-                if baseline_batch == "latest":
-                    baseline_batch = latest_batch(con, baseline_label)
-                comparison = evaluate_labels(
-                    con,
-                    baseline_label,
-                    candidate_label,
-                    judging,
-                    task=task,
-                    baseline_batch=baseline_batch or batch,
-                    candidate_batch=batch,
-                    with_steps=with_steps,
-                    steps_later=as_json,
-                    progress=progress.hook,
-                    engine=_engine(engine, db),
-                    pair_by=keys or LABEL_KEYS,
-                )
-            else:
-                comparison = evaluate_paths(
-                    [paths[0]],
-                    [paths[1]],
-                    judging,
-                    with_steps=with_steps,
-                    steps_later=as_json,
-                    progress=progress.hook,
-                    con=con,
-                    max_record_mb=max_record_mb,
-                    pair_by=keys,
-                )
-        links = pages = None
-        if markdown and site_url:
-            night = f" (baseline night {baseline_batch})" if baseline_batch else ""
-            _published(site_url, night)
-            if db is not None:
-                labels = (baseline_label, candidate_label)
-                links = _diff_links(con, comparison, labels, site_url)
-                pages = _pair_links(con, comparison, labels, site_url)
-        whys = _whys(con, comparison) if explain and not as_json else None
-        _emit(comparison, as_json, markdown, explain, tree, links, pages, whys)
-    finally:
-        con.close()
+    # large buffers made and freed batch after batch; many records, few cycles
+    with keep_freed_memory(), fewer_collections():
+        with_steps = as_json or explain or tree  # only these outputs show the steps
+        # A progress bar on stderr for comparisons that take more than a second (none with
+        # --json, so that stdout and stderr stay machine-readable).
+        # With --json the steps are read batch by batch while the JSON is written (memory holds
+        # one batch of them): the connection stays open until then.
+        con = connect(db, read_only=True) if db is not None else connect(None)
+        try:
+            with DelayedProgress(None if as_json else err()) as progress:
+                if db is not None:
+                    if baseline_batch == "latest":
+                        baseline_batch = latest_batch(con, baseline_label)
+                    comparison = evaluate_labels(
+                        con,
+                        baseline_label,
+                        candidate_label,
+                        judging,
+                        task=task,
+                        baseline_batch=baseline_batch or batch,
+                        candidate_batch=batch,
+                        with_steps=with_steps,
+                        steps_later=as_json,
+                        progress=progress.hook,
+                        engine=_engine(engine, db),
+                        pair_by=keys or LABEL_KEYS,
+                    )
+                else:
+                    comparison = evaluate_paths(
+                        [paths[0]],
+                        [paths[1]],
+                        judging,
+                        with_steps=with_steps,
+                        steps_later=as_json,
+                        progress=progress.hook,
+                        con=con,
+                        max_record_mb=max_record_mb,
+                        pair_by=keys,
+                    )
+            links = pages = None
+            if markdown and site_url:
+                night = f" (baseline night {baseline_batch})" if baseline_batch else ""
+                _published(site_url, night)
+                if db is not None:
+                    labels = (baseline_label, candidate_label)
+                    links = _diff_links(con, comparison, labels, site_url)
+                    pages = _pair_links(con, comparison, labels, site_url)
+            whys = _whys(con, comparison) if explain and not as_json else None
+            _emit(comparison, as_json, markdown, explain, tree, links, pages, whys)
+        finally:
+            con.close()
 
 
 def gate(

@@ -143,6 +143,21 @@ def test_expensive_subagent_and_the_unpriced_model(tmp_path: Path) -> None:
     ]  # 0.4 is not above half of 1.0
 
 
+def test_subagent_costs_count_steps_of_every_type(tmp_path: Path) -> None:
+    # spend_steps keeps only tool and llm steps, but every step of a run with sub-agents or
+    # of a sub-agent: the costs compared are the runs' whole costs
+    other = {"type": "handoff", "action": "delegate", "status": "ok", "cost_usd": 1.0}
+    runs = {"p": [llm(100, cost=1.0), dict(other)], "p:a": [{**other, "cost_usd": 1.5}],
+            "q": [dict(other)]}  # fmt: skip
+    meta = {"p": {"children": [{"run_id": "p:a", "step": 1}]}}
+    report = avoidable_spend(archive(tmp_path, runs, **meta))
+    assert [(f.kind, f.detail, f.cost_usd, f.amount) for f in report.run("p").findings] == [
+        ("expensive_subagent", "p:a", 1.5, 0.75)
+    ]
+    assert report.run("q").findings == []
+    assert report.gate_value("q") == 0.0
+
+
 def test_a_step_found_twice_counts_once_and_suite_sums(tmp_path: Path) -> None:
     # step 3 is an identical call and a reread: counted once (both have its share, 0.02)
     steps = [llm(100, cost=0.02), tool("Read", 0, output="x", file_path="a.py"),

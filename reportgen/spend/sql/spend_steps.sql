@@ -1,9 +1,12 @@
 -- spend_steps: the selected runs' steps with what the avoidable-spend findings read (a known
 --   or priced cost, cache-write tokens, end time, file path, tool kind, attributed tokens/cost).
--- Grain: one row per step (run_id, idx) of the selected runs.
--- Needs: archive table steps; temp table spend_runs(run_id) (the selection) and the registered
---   table spend_prices(model, input, output, cache_write, cache_read), dollars per million
---   tokens, both made by reportgen.spend.findings; parameters none.
+-- Grain: one row per step (run_id, idx) of the selected runs that a finding can read: the
+--   tool and llm steps (the kinds' own), and every step of a run that names sub-agents or is
+--   one (spend_subagents.sql sums their costs); a tool call's parent step is read whatever
+--   its type.
+-- Needs: archive table steps; temp table spend_runs(run_id, linked) (the selection) and the
+--   registered table spend_prices(model, input, output, cache_write, cache_read), dollars per
+--   million tokens, both made by reportgen.spend.findings; parameters none.
 -- cost: the stored cost, else (a model call of a priced model) tokens_in at the input rate
 -- plus tokens_out at the output rate. A tool call stores no tokens of its own: its
 -- attributed tokens and cost are its own when given, else the issuing step's (parent) divided
@@ -16,6 +19,7 @@ CREATE OR REPLACE TEMP TABLE spend_steps AS
 WITH kinds AS (
     SELECT
         s.run_id,
+        sel.linked,
         s.idx,
         s.type,
         s.action,
@@ -147,7 +151,7 @@ issued AS (  -- the tool calls each step issued (its children of type tool)
 )
 
 SELECT
-    b.*,
+    b.* EXCLUDE (linked),
     CASE WHEN b.tokens IS NOT NULL OR b.cost IS NOT NULL OR b.type <> 'tool' THEN b.tokens
         ELSE CAST(round(p.tokens / i.n_calls) AS BIGINT)
     END AS attr_tokens,
@@ -157,3 +161,4 @@ SELECT
 FROM base AS b
 LEFT JOIN base AS p ON p.run_id = b.run_id AND p.idx = b.parent
 LEFT JOIN issued AS i ON i.run_id = b.run_id AND i.idx = b.parent
+WHERE b.type IN ('tool', 'llm') OR b.linked
