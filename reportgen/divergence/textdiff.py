@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, cast
+from itertools import filterfalse
+from typing import Literal, NamedTuple
 
 from rapidfuzz.distance import Indel
 
@@ -29,11 +30,11 @@ _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)  # the tokens that are not spaces
 PieceKind = Literal["same", "del", "ins", "fold", "more"]
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(NamedTuple):
     """One stretch of a diff: unchanged (``same``), removed (``del``), added (``ins``), an
     unchanged stretch folded (``fold``: ``hidden`` characters) or the mark that further
-    changes were left out (``more``)."""
+    changes were left out (``more``). A named tuple: a page's diffs make hundreds of
+    thousands of them."""
 
     kind: PieceKind
     text: str = ""
@@ -55,14 +56,19 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _word_share(before: str, after: str) -> float:
-    """The share of words (spaces aside) the two texts keep in common, 0 to 1."""
-    return float(Indel.normalized_similarity(_WORD.findall(before), _WORD.findall(after)))
+def _words(parts: list[str]) -> list[str]:
+    """The tokens that are not spaces: what ``_WORD`` finds in the text (a token is a run of
+    whitespace or has none, and ``str.isspace`` is the ``\\s`` of a ``str`` pattern)."""
+    return list(filterfalse(str.isspace, parts))
+
+
+#: An unchanged stretch this long or shorter is kept whole; a longer one folds.
+_KEEP = 2 * CONTEXT + 40
 
 
 def _fold(text: str, first: bool, last: bool) -> list[Piece]:
     """An unchanged stretch: whole when short, else its ends beside changes and a fold."""
-    if len(text) <= 2 * CONTEXT + 40:
+    if len(text) <= _KEEP:
         return [Piece("same", text)]
     head = "" if first else text[:CONTEXT]
     tail = "" if last else text[-CONTEXT:]
@@ -78,34 +84,34 @@ def word_pieces(before: str, after: str) -> WordDiff | None:
         return None
     if Indel.normalized_similarity(before, after) < REWRITTEN:  # cheap: characters, in C
         return WordDiff("rewritten")
-    if _word_share(before, after) < REWRITTEN:
+    a, b = _TOKEN.findall(before), _TOKEN.findall(after)  # tokenised once for both checks
+    if Indel.normalized_similarity(_words(a), _words(b)) < REWRITTEN:
         return WordDiff("rewritten")
-    a, b = tokens(before), tokens(after)
     if len(a) > MAX_TOKENS or len(b) > MAX_TOKENS:
         return WordDiff("too_long", sizes=(len(a), len(b)))
-    ops = cast(list[tuple[str, int, int, int, int]], Indel.opcodes(a, b).as_list())
+    # the unchanged stretches (Indel's matching blocks, in C); between two of them is one
+    # change: its removals, then its additions
+    blocks = Indel.opcodes(a, b).as_matching_blocks()
     parts: list[Piece] = []
-    shown = 0
-    i, n = 0, len(ops)
-    while i < n:
-        tag, a0, a1, b0, b1 = ops[i]
-        if tag == "equal":
-            parts += _fold("".join(a[a0:a1]), i == 0, i == n - 1)
-            i += 1
-            continue
-        removed, added = [], []
-        while i < n and ops[i][0] != "equal":  # one change: its removals, then its additions
-            _tag, a0, a1, b0, b1 = ops[i]
-            removed += a[a0:a1]
-            added += b[b0:b1]
-            i += 1
-        if shown > MAX_CHANGED:
-            parts.append(Piece("more"))
-            break
-        old, new = "".join(removed), "".join(added)
-        shown += len(old) + len(new)
-        if old:
-            parts.append(Piece("del", old))
-        if new:
-            parts.append(Piece("ins", new))
+    shown = at_a = at_b = 0
+    for block in blocks:
+        x, y, size = block.a, block.b, block.size
+        if x > at_a or y > at_b:
+            if shown > MAX_CHANGED:
+                parts.append(Piece("more"))
+                break
+            old, new = "".join(a[at_a:x]), "".join(b[at_b:y])
+            shown += len(old) + len(new)
+            if old:
+                parts.append(Piece("del", old))
+            if new:
+                parts.append(Piece("ins", new))
+        if size:
+            at_a, at_b = x + size, y + size
+            same = "".join(a[x:at_a])
+            if len(same) <= _KEEP:
+                parts.append(Piece("same", same))
+            else:
+                last = at_a == len(a) and at_b == len(b)
+                parts += _fold(same, x == 0 and y == 0, last)
     return WordDiff("diff", tuple(parts))

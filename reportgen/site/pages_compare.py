@@ -274,8 +274,8 @@ def _diff_size(diff: WordDiff | None) -> int:
     50 per fold or note."""
     if diff is None:
         return 0
-    marks = {"same": 0, "del": 11, "ins": 11}
-    return sum(len(p.text) + marks[p.kind] if p.kind in marks else 50 for p in diff.pieces) or 50
+    marks = {"same": 0, "del": 11, "ins": 11}.get  # a fold or note has no text: 50
+    return sum([len(text) + marks(kind, 50) for kind, text, _ in diff.pieces]) or 50
 
 
 def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]) -> list[StepView]:

@@ -42,15 +42,11 @@ def _pieces(diff: WordDiff) -> list[list[Any]]:
     """A word diff's pieces as the page draws them (see the module docstring)."""
     if diff.kind == "too_long":
         return [[5, *diff.sizes]]
-    out: list[list[Any]] = []
-    for piece in diff.pieces:
-        if piece.kind in _PIECES:
-            out.append([_PIECES[piece.kind], piece.text])
-        elif piece.kind == "fold":
-            out.append([3, piece.hidden])
-        else:
-            out.append([4])
-    return out
+    code = _PIECES.get
+    return [
+        [3, hidden] if kind == "fold" else [4] if kind == "more" else [code(kind), text]
+        for kind, text, hidden in diff.pieces
+    ]
 
 
 def _record(row: DiffRow) -> dict[str, Any]:
