@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from reportgen.divergence.textdiff import WordDiff
 from reportgen.site import paths
 from reportgen.site.context import DiffRow, StepView
@@ -35,18 +37,22 @@ def _side(view: StepView | None, position: int | None) -> list[Any] | None:
     return [position, _slug(view.status), recovery, view.loop, 1 if view.stagnant else 0]
 
 
-_PIECES = {"same": 0, "del": 1, "ins": 2}
+_OPEN = {"same": b"[0,", "del": b"[1,", "ins": b"[2,"}
 
 
-def _pieces(diff: WordDiff) -> list[list[Any]]:
-    """A word diff's pieces as the page draws them (see the module docstring)."""
+def _pieces(diff: WordDiff) -> orjson.Fragment:
+    """A word diff's pieces as the page draws them (see the module docstring), as JSON ready
+    to embed: bytes, no list per piece (a pair page has hundreds of pieces, and each
+    container made is work for the garbage collector)."""
     if diff.kind == "too_long":
-        return [[5, *diff.sizes]]
-    code = _PIECES.get
-    return [
-        [3, hidden] if kind == "fold" else [4] if kind == "more" else [code(kind), text]
+        return orjson.Fragment(orjson.dumps([[5, *diff.sizes]]))
+    dumps, start = orjson.dumps, _OPEN.get
+    out = [
+        b"[3,%d]" % hidden if kind == "fold" else b"[4]" if kind == "more" else
+        start(kind, b"") + dumps(text) + b"]"
         for kind, text, hidden in diff.pieces
-    ]
+    ]  # fmt: skip
+    return orjson.Fragment(b"[" + b",".join(out) + b"]")
 
 
 def _record(row: DiffRow) -> dict[str, Any]:
