@@ -12,7 +12,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from functools import cache, lru_cache, partial
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +120,19 @@ def dates_whole(text: object) -> Markup:
     return Markup(_DATE.sub(lambda m: f'<span class="nowrap">{m.group(0)}</span>', escaped))
 
 
+def page_url(page: str) -> Callable[[str], str]:
+    """The ``url`` of a page's template: ``paths.rel`` from ``page``. A target with a path
+    depends on the page's folder only, so it is looked up by the folder (a build's thousands
+    of pages share a few hundred folders and the same few links); only a bare ``#anchor``
+    needs the page's own name."""
+    in_folder = posixpath.join(posixpath.dirname(page), "_")  # any name in the page's folder
+
+    def url(target: str) -> str:
+        return paths.rel(target, in_folder if target.partition("#")[0] else page)
+
+    return url
+
+
 class Renderer:
     """The configured Jinja environment plus the fingerprint of the shipped front end."""
 
@@ -178,7 +191,7 @@ class Renderer:
             slots.append(slot)
         csp = PRUNED_CSP if isinstance(page, PrunedPage) else CSP
         html = self.env.get_template(page.template).render(
-            page=page, charts=slots, csp=Markup(csp), url=partial(paths.rel, page=page.path)
+            page=page, charts=slots, csp=Markup(csp), url=page_url(page.path)
         )
         files[page.path] = html.encode("utf-8")
         files.update(getattr(page, "data_files", None) or {})
