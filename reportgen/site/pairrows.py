@@ -37,20 +37,20 @@ def _side(view: StepView | None, position: int | None) -> list[Any] | None:
     return [position, _slug(view.status), recovery, view.loop, 1 if view.stagnant else 0]
 
 
-_OPEN = {"same": b"[0,", "del": b"[1,", "ins": b"[2,"}
+_OPEN = {"s": b"[0,", "d": b"[1,", "i": b"[2,"}
 
 
 def _pieces(diff: WordDiff) -> orjson.Fragment:
     """A word diff's pieces as the page draws them (see the module docstring), as JSON ready
-    to embed: bytes, no list per piece (a pair page has hundreds of pieces, and each
-    container made is work for the garbage collector)."""
+    to embed: bytes from the diff's columns, no Python object per piece (a pair page has
+    hundreds of pieces, and each container made is work for the garbage collector)."""
     if diff.kind == "too_long":
         return orjson.Fragment(orjson.dumps([[5, *diff.sizes]]))
-    dumps, start = orjson.dumps, _OPEN.get
+    dumps = orjson.dumps
     out = [
-        b"[3,%d]" % hidden if kind == "fold" else b"[4]" if kind == "more" else
-        start(kind, b"") + dumps(text) + b"]"
-        for kind, text, hidden in diff.pieces
+        b"[3,%d]" % hidden if mark == "f" else b"[4]" if mark == "m" else
+        _OPEN[mark] + dumps(text) + b"]"
+        for mark, text, hidden in zip(diff.marks, diff.texts, diff.hidden, strict=True)
     ]  # fmt: skip
     return orjson.Fragment(b"[" + b",".join(out) + b"]")
 

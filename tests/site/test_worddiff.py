@@ -8,7 +8,7 @@ import json
 import re
 from html import unescape
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given
@@ -110,7 +110,7 @@ def _reference_pieces(before: str, after: str) -> WordDiff | None:
     ):
         return WordDiff("rewritten")
     a, b = tokens(before), tokens(after)
-    ops = Indel.opcodes(a, b).as_list()
+    ops = cast(list[tuple[str, int, int, int, int]], Indel.opcodes(a, b).as_list())
     parts: list[Piece] = []
     shown, i, n = 0, 0, len(ops)
     while i < n:
@@ -256,3 +256,18 @@ def test_changes_past_the_limit_are_summarised_as_the_opcode_walk_does() -> None
     diff = word_pieces(" ".join(words), " ".join(after))
     assert diff is not None and diff.pieces[-1] == Piece("more")
     assert diff == _reference_pieces(" ".join(words), " ".join(after))
+
+
+def test_a_word_diff_holds_its_pieces_as_columns() -> None:
+    pieces = (Piece("same", "a "), Piece("del", "b"), Piece("ins", "c"), Piece("fold", hidden=9))
+    diff = WordDiff("diff", pieces)
+    assert diff.marks == "sdif" and diff.texts == ("a ", "b", "c", "") and diff.hidden[-1] == 9
+    assert diff.pieces == pieces and diff == WordDiff.of_columns("sdif", diff.texts, diff.hidden)
+    assert hash(diff) == hash(WordDiff("diff", list(pieces))) and diff != WordDiff("rewritten")
+    assert WordDiff("too_long", sizes=(3, 4)).pieces == () and "sizes=(3, 4)" in repr(
+        WordDiff("too_long", sizes=(3, 4))
+    )
+    with pytest.raises(AttributeError):
+        diff.kind = "rewritten"
+    with pytest.raises(ValueError):
+        WordDiff.of_columns("sd", ("a",), (0,))
