@@ -85,11 +85,12 @@ def steps_path(run_page: str) -> str:
 
 def _records(
     views: Sequence[StepView], steps: Sequence[dict[str, Any]], bars: bool
-) -> list[dict[str, Any]]:
+) -> list[orjson.Fragment]:
     """The steps as the data script holds them (``views`` with the stored ``steps`` they show,
     in the same order): what the run page's row and a pair page's side cell show (short keys;
-    false, empty and default values left out). The numbers are formatted a column at a time
-    (fmt.nums and the like)."""
+    false, empty and default values left out), each as its JSON (no dict of it outlives its
+    step: a run's records are many objects for the garbage collector to track). The numbers
+    are formatted a column at a time (fmt.nums and the like)."""
     tokens_in = [v.tokens_in for v in views]
     tokens_out = [v.tokens_out for v in views]
     costs = [v.cost_usd for v in views]
@@ -146,7 +147,7 @@ def _records(
                 kind = view.status if view.status in _STATUSES else "other"
                 title = f"+{fmt.ms(view.offset_ms)}, {fmt.ms(view.latency_ms)}"
                 rec["b"] = [f"{view.bar[0]:.2f}", f"{view.bar[1]:.2f}", kind, title]
-        out.append(rec)
+        out.append(orjson.Fragment(orjson.dumps(rec)))
     return out
 
 
@@ -160,7 +161,7 @@ def run_steps_script(
     """The data script of one run: its steps in stored order (``views`` in the tree's order
     when the tree is drawn), the order to draw them in, and whether rows get a waterfall."""
     positions = list(tree.order if tree.nested else range(len(views)))
-    records: list[dict[str, Any] | None] = [None] * len(steps)
+    records: list[orjson.Fragment | None] = [None] * len(steps)
     shown = _records(views, [steps[at] for at in positions], falls is not None)
     for at, record in zip(positions, shown, strict=True):
         records[at] = record
