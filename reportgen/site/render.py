@@ -150,8 +150,11 @@ class Renderer:
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
         self.env.globals["number_cell"] = fmt.number_cell
+        # a term's markup is the same on every page of a build (typed: a Markup text and a
+        # plain one that read alike are escaped differently)
+        term = lru_cache(maxsize=1024, typed=True)(glossary.term)
         self.env.globals.update(
-            term=glossary.term, metric_name=glossary.metric_name, define=glossary.definition
+            term=term, metric_name=glossary.metric_name, define=glossary.definition
         )
         self.fingerprint = _fingerprint(templates, shipped_dir("static")) + _code_fingerprint()
         self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
