@@ -99,12 +99,13 @@ def _records(
         None if a is None and b is None else (a or 0) + (b or 0)
         for a, b in zip(tokens_in, tokens_out, strict=True)
     ]  # StepView.tokens
-    shown = zip(
-        fmt.nums(tokens_in), fmt.nums(tokens_out), fmt.usds(costs), fmt.mss(latencies), strict=True
-    )
+    waits = fmt.mss(latencies)
+    shown = zip(fmt.nums(tokens_in), fmt.nums(tokens_out), fmt.usds(costs), waits, strict=True)
+    offsets = fmt.mss([v.offset_ms for v in views]) if bars else waits
     keys = zip(*(fmt.sort_keys(c) for c in (tokens_in, tokens_out, costs, latencies)), strict=True)
     out = []
-    for view, step, n, v, tk in zip(views, steps, shown, keys, fmt.nums(totals), strict=True):
+    rows = zip(views, steps, shown, keys, fmt.nums(totals), offsets, strict=True)
+    for view, step, n, v, tk, offset in rows:
         rec: dict[str, Any] = {
             "i": view.idx,
             "y": view.type,
@@ -145,7 +146,7 @@ def _records(
                 rec["b"] = None
             else:
                 kind = view.status if view.status in _STATUSES else "other"
-                title = f"+{fmt.ms(view.offset_ms)}, {fmt.ms(view.latency_ms)}"
+                title = f"+{offset}, {n[3]}"  # fmt.ms of its offset and latency
                 rec["b"] = [f"{view.bar[0]:.2f}", f"{view.bar[1]:.2f}", kind, title]
         out.append(orjson.Fragment(orjson.dumps(rec)))
     return out
