@@ -8,8 +8,9 @@ diffed. The pair page renders the pieces as HTML (:mod:`reportgen.site.worddiff`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal, cast
+from collections.abc import Iterable
+from itertools import filterfalse
+from typing import Literal, NamedTuple
 
 from rapidfuzz.distance import Indel
 
@@ -29,8 +30,7 @@ _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)  # the tokens that are not spaces
 PieceKind = Literal["same", "del", "ins", "fold", "more"]
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(NamedTuple):
     """One stretch of a diff: unchanged (``same``), removed (``del``), added (``ins``), an
     unchanged stretch folded (``fold``: ``hidden`` characters) or the mark that further
     changes were left out (``more``)."""
@@ -40,14 +40,78 @@ class Piece:
     hidden: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+DiffKind = Literal["diff", "rewritten", "too_long"]
+#: A piece's kind as one letter (WordDiff.marks).
+MARKS: dict[PieceKind, str] = {"same": "s", "del": "d", "ins": "i", "fold": "f", "more": "m"}
+_KINDS: dict[str, PieceKind] = {mark: kind for kind, mark in MARKS.items()}
+
+
 class WordDiff:
     """A word diff: its pieces (``kind == "diff"``), or why there are none: the text was
-    ``rewritten`` beyond a useful diff, or is ``too_long`` (``sizes``: words on each side)."""
+    ``rewritten`` beyond a useful diff, or is ``too_long`` (``sizes``: words on each side).
 
-    kind: Literal["diff", "rewritten", "too_long"]
-    pieces: tuple[Piece, ...] = ()
-    sizes: tuple[int, int] = (0, 0)
+    Immutable. The pieces are held as columns: ``marks``, each piece's kind as one letter
+    (MARKS), and ``texts`` and ``hidden``, its text and folded characters. A site's pair pages
+    hold hundreds of thousands of pieces, and an object per piece was work for the garbage
+    collector; ``pieces`` makes them on demand."""
+
+    __slots__ = ("hidden", "kind", "marks", "sizes", "texts")
+    kind: DiffKind
+    marks: str
+    texts: tuple[str, ...]
+    hidden: tuple[int, ...]
+    sizes: tuple[int, int]
+
+    def __init__(
+        self, kind: DiffKind, pieces: Iterable[Piece] = (), sizes: tuple[int, int] = (0, 0)
+    ) -> None:
+        listed = tuple(pieces)
+        marks = "".join(MARKS[p.kind] for p in listed)
+        self._set(kind, marks, tuple(p.text for p in listed), tuple(p.hidden for p in listed))
+        object.__setattr__(self, "sizes", sizes)
+
+    def _set(
+        self, kind: DiffKind, marks: str, texts: tuple[str, ...], hidden: tuple[int, ...]
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "marks", marks)
+        object.__setattr__(self, "texts", texts)
+        object.__setattr__(self, "hidden", hidden)
+
+    @classmethod
+    def of_columns(cls, marks: str, texts: tuple[str, ...], hidden: tuple[int, ...]) -> WordDiff:
+        """A diff (kind ``diff``) from its pieces' columns."""
+        if not len(marks) == len(texts) == len(hidden):
+            raise ValueError("a word diff's columns differ in length")
+        diff = cls.__new__(cls)
+        diff._set("diff", marks, texts, hidden)
+        object.__setattr__(diff, "sizes", (0, 0))
+        return diff
+
+    @property
+    def pieces(self) -> tuple[Piece, ...]:
+        """The pieces in order."""
+        return tuple(
+            Piece(_KINDS[m], t, h)
+            for m, t, h in zip(self.marks, self.texts, self.hidden, strict=True)
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a WordDiff is immutable: cannot set {name}")
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.kind, self.marks, self.texts, self.hidden, self.sizes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, WordDiff):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"WordDiff(kind={self.kind!r}, pieces={self.pieces!r}, sizes={self.sizes!r})"
 
 
 def tokens(text: str) -> list[str]:
@@ -55,14 +119,19 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _word_share(before: str, after: str) -> float:
-    """The share of words (spaces aside) the two texts keep in common, 0 to 1."""
-    return float(Indel.normalized_similarity(_WORD.findall(before), _WORD.findall(after)))
+def _words(parts: list[str]) -> list[str]:
+    """The tokens that are not spaces: what ``_WORD`` finds in the text (a token is a run of
+    whitespace or has none, and ``str.isspace`` is the ``\\s`` of a ``str`` pattern)."""
+    return list(filterfalse(str.isspace, parts))
+
+
+#: An unchanged stretch this long or shorter is kept whole; a longer one folds.
+_KEEP = 2 * CONTEXT + 40
 
 
 def _fold(text: str, first: bool, last: bool) -> list[Piece]:
     """An unchanged stretch: whole when short, else its ends beside changes and a fold."""
-    if len(text) <= 2 * CONTEXT + 40:
+    if len(text) <= _KEEP:
         return [Piece("same", text)]
     head = "" if first else text[:CONTEXT]
     tail = "" if last else text[-CONTEXT:]
@@ -78,34 +147,47 @@ def word_pieces(before: str, after: str) -> WordDiff | None:
         return None
     if Indel.normalized_similarity(before, after) < REWRITTEN:  # cheap: characters, in C
         return WordDiff("rewritten")
-    if _word_share(before, after) < REWRITTEN:
+    a, b = _TOKEN.findall(before), _TOKEN.findall(after)  # tokenised once for both checks
+    if Indel.normalized_similarity(_words(a), _words(b)) < REWRITTEN:
         return WordDiff("rewritten")
-    a, b = tokens(before), tokens(after)
     if len(a) > MAX_TOKENS or len(b) > MAX_TOKENS:
         return WordDiff("too_long", sizes=(len(a), len(b)))
-    ops = cast(list[tuple[str, int, int, int, int]], Indel.opcodes(a, b).as_list())
-    parts: list[Piece] = []
-    shown = 0
-    i, n = 0, len(ops)
-    while i < n:
-        tag, a0, a1, b0, b1 = ops[i]
-        if tag == "equal":
-            parts += _fold("".join(a[a0:a1]), i == 0, i == n - 1)
-            i += 1
-            continue
-        removed, added = [], []
-        while i < n and ops[i][0] != "equal":  # one change: its removals, then its additions
-            _tag, a0, a1, b0, b1 = ops[i]
-            removed += a[a0:a1]
-            added += b[b0:b1]
-            i += 1
-        if shown > MAX_CHANGED:
-            parts.append(Piece("more"))
-            break
-        old, new = "".join(removed), "".join(added)
-        shown += len(old) + len(new)
-        if old:
-            parts.append(Piece("del", old))
-        if new:
-            parts.append(Piece("ins", new))
-    return WordDiff("diff", tuple(parts))
+    # the unchanged stretches (Indel's matching blocks, in C); between two of them is one
+    # change: its removals, then its additions. The pieces go straight into their columns.
+    blocks = Indel.opcodes(a, b).as_matching_blocks()
+    marks: list[str] = []
+    texts: list[str] = []
+    hidden: list[int] = []
+    shown = at_a = at_b = 0
+    for block in blocks:
+        x, y, size = block.a, block.b, block.size
+        if x > at_a or y > at_b:
+            if shown > MAX_CHANGED:
+                marks.append("m")
+                texts.append("")
+                hidden.append(0)
+                break
+            old, new = "".join(a[at_a:x]), "".join(b[at_b:y])
+            shown += len(old) + len(new)
+            if old:
+                marks.append("d")
+                texts.append(old)
+                hidden.append(0)
+            if new:
+                marks.append("i")
+                texts.append(new)
+                hidden.append(0)
+        if size:
+            at_a, at_b = x + size, y + size
+            same = "".join(a[x:at_a])
+            if len(same) <= _KEEP:
+                marks.append("s")
+                texts.append(same)
+                hidden.append(0)
+            else:
+                last = at_a == len(a) and at_b == len(b)
+                for piece in _fold(same, x == 0 and y == 0, last):
+                    marks.append(MARKS[piece.kind])
+                    texts.append(piece.text)
+                    hidden.append(piece.hidden)
+    return WordDiff.of_columns("".join(marks), tuple(texts), tuple(hidden))

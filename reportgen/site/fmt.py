@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from markupsafe import Markup, escape
 
@@ -64,6 +64,45 @@ def sort_key(value: float | None) -> str:
     if number.is_integer() and abs(number) < 1e15:
         return str(int(number))
     return f"{number:.7g}"
+
+
+# Whole columns at once (a run's steps): the same text the functions above give each value,
+# in one comprehension without a call per value. For a value that is not None, ``v - v == 0``
+# is ``_known`` (false for NaN and the infinities); the tests check each against its function.
+Numbers = Iterable[float | None]
+
+
+def nums(values: Numbers) -> list[str]:
+    """``num`` of each value."""
+    return [f"{round(v):,}" if v is not None and v - v == 0 else UNKNOWN for v in values]
+
+
+def usds(values: Numbers) -> list[str]:
+    """``usd`` of each value."""
+    return [
+        (f"${v:,.4f}" if -1 < v < 1 else f"${v:,.2f}") if v is not None and v - v == 0 else UNKNOWN
+        for v in values
+    ]
+
+
+def mss(values: Numbers) -> list[str]:
+    """``ms`` of each value."""
+    return [
+        (f"{v:,.0f} ms" if -1000 < v < 1000 else f"{v / 1000:,.1f} s")
+        if v is not None and v - v == 0
+        else UNKNOWN
+        for v in values
+    ]
+
+
+def sort_keys(values: Numbers) -> list[str]:
+    """``sort_key`` of each value."""
+    return [
+        (str(int(f)) if f.is_integer() and -1e15 < f < 1e15 else f"{f:.7g}")
+        if v is not None and (f := float(v)) - f == 0
+        else ""
+        for v in values
+    ]
 
 
 def number_cell(value: float | None, show: Callable[[float | None], str]) -> Markup:

@@ -274,8 +274,10 @@ def _diff_size(diff: WordDiff | None) -> int:
     50 per fold or note."""
     if diff is None:
         return 0
-    marks = {"same": 0, "del": 11, "ins": 11}
-    return sum(len(p.text) + marks[p.kind] if p.kind in marks else 50 for p in diff.pieces) or 50
+    marks = diff.marks
+    notes = marks.count("f") + marks.count("m")
+    tags = marks.count("d") + marks.count("i")
+    return sum(map(len, diff.texts)) + 11 * tags + 50 * notes or 50  # folds and notes: no text
 
 
 def _side_views(data: SiteData, pair: PairInfo, side: str, diffs: list[StepDiff]) -> list[StepView]:

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+import orjson
+
 from reportgen.divergence.textdiff import WordDiff
 from reportgen.site import paths
 from reportgen.site.context import DiffRow, StepView
@@ -35,22 +37,22 @@ def _side(view: StepView | None, position: int | None) -> list[Any] | None:
     return [position, _slug(view.status), recovery, view.loop, 1 if view.stagnant else 0]
 
 
-_PIECES = {"same": 0, "del": 1, "ins": 2}
+_OPEN = {"s": b"[0,", "d": b"[1,", "i": b"[2,"}
 
 
-def _pieces(diff: WordDiff) -> list[list[Any]]:
-    """A word diff's pieces as the page draws them (see the module docstring)."""
+def _pieces(diff: WordDiff) -> orjson.Fragment:
+    """A word diff's pieces as the page draws them (see the module docstring), as JSON ready
+    to embed: bytes from the diff's columns, no Python object per piece (a pair page has
+    hundreds of pieces, and each container made is work for the garbage collector)."""
     if diff.kind == "too_long":
-        return [[5, *diff.sizes]]
-    out: list[list[Any]] = []
-    for piece in diff.pieces:
-        if piece.kind in _PIECES:
-            out.append([_PIECES[piece.kind], piece.text])
-        elif piece.kind == "fold":
-            out.append([3, piece.hidden])
-        else:
-            out.append([4])
-    return out
+        return orjson.Fragment(orjson.dumps([[5, *diff.sizes]]))
+    dumps = orjson.dumps
+    out = [
+        b"[3,%d]" % hidden if mark == "f" else b"[4]" if mark == "m" else
+        _OPEN[mark] + dumps(text) + b"]"
+        for mark, text, hidden in zip(diff.marks, diff.texts, diff.hidden, strict=True)
+    ]  # fmt: skip
+    return orjson.Fragment(b"[" + b",".join(out) + b"]")
 
 
 def _record(row: DiffRow) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from functools import cache, lru_cache, partial
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +136,19 @@ def dates_whole(text: object) -> Markup:
     return Markup(_DATE.sub(lambda m: f'<span class="nowrap">{m.group(0)}</span>', escaped))
 
 
+def page_url(page: str) -> Callable[[str], str]:
+    """The ``url`` of a page's template: ``paths.rel`` from ``page``. A target with a path
+    depends on the page's folder only, so it is looked up by the folder (a build's thousands
+    of pages share a few hundred folders and the same few links); only a bare ``#anchor``
+    needs the page's own name."""
+    in_folder = posixpath.join(posixpath.dirname(page), "_")  # any name in the page's folder
+
+    def url(target: str) -> str:
+        return paths.rel(target, in_folder if target.partition("#")[0] else page)
+
+    return url
+
+
 class Renderer:
     """The configured Jinja environment plus the fingerprint of the shipped front end."""
 
@@ -153,8 +166,11 @@ class Renderer:
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
         self.env.globals["number_cell"] = fmt.number_cell
+        # a term's markup is the same on every page of a build (typed: a Markup text and a
+        # plain one that read alike are escaped differently)
+        term = lru_cache(maxsize=1024, typed=True)(glossary.term)
         self.env.globals.update(
-            term=glossary.term, metric_name=glossary.metric_name, define=glossary.definition
+            term=term, metric_name=glossary.metric_name, define=glossary.definition
         )
         self.fingerprint = _fingerprint(templates, shipped_dir("static")) + _code_fingerprint()
         self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
@@ -194,7 +210,7 @@ class Renderer:
             slots.append(slot)
         csp = PRUNED_CSP if isinstance(page, PrunedPage) else CSP
         html = self.env.get_template(page.template).render(
-            page=page, charts=slots, csp=Markup(csp), url=partial(paths.rel, page=page.path)
+            page=page, charts=slots, csp=Markup(csp), url=page_url(page.path)
         )
         files[page.path] = html.encode("utf-8")
         files.update(getattr(page, "data_files", None) or {})

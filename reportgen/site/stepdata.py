@@ -83,56 +83,73 @@ def steps_path(run_page: str) -> str:
     return run_page.removesuffix(".html") + ".steps.js"
 
 
-def _record(view: StepView, step: dict[str, Any], bars: bool) -> dict[str, Any]:
-    """One step as the data script holds it: what the run page's row and a pair page's side
-    cell show (short keys; false, empty and default values left out)."""
-    slug = view.status if view.status in _STATUSES else None
-    rec: dict[str, Any] = {
-        "i": view.idx,
-        "y": view.type,
-        "a": view.action,
-        "s": view.status,
-        "n": [
-            fmt.num(view.tokens_in),
-            fmt.num(view.tokens_out),
-            fmt.usd(view.cost_usd),
-            fmt.ms(view.latency_ms),
-        ],
-        "v": [
-            fmt.sort_key(v)
-            for v in (view.tokens_in, view.tokens_out, view.cost_usd, view.latency_ms)
-        ],
-        "tk": fmt.num(view.tokens),
-        "in": view.input_text,
-        "out": view.output_text,
-    }
-    if slug is None:
-        rec["c"] = paths.slug(view.status)
-    if len(view.input_text) > PAIR_TEXT_LIMIT:
-        rec["pi"] = payload_text(step["input"], PAIR_TEXT_LIMIT)
-    if len(view.output_text) > PAIR_TEXT_LIMIT:
-        short = with_error(payload_text(step["output"], PAIR_TEXT_LIMIT), step.get("error"))
-        if short != view.output_text:
-            rec["po"] = short
-    flags = (("f", view.failed), ("w", view.wasted), ("g", view.stagnant))
-    rec.update((key, 1) for key, flag in flags if flag)
-    marks: tuple[tuple[str, object], ...] = (
-        ("r", view.recovery),
-        ("l", view.loop),
-        ("d", view.depth),
-        ("k", view.kids),
-    )
-    rec.update((key, value) for key, value in marks if value)
-    if view.parent is not None:
-        rec["p"] = view.parent
-    if bars:
-        if view.bar is None:
-            rec["b"] = None
-        else:
-            kind = view.status if view.status in _STATUSES else "other"
-            title = f"+{fmt.ms(view.offset_ms)}, {fmt.ms(view.latency_ms)}"
-            rec["b"] = [f"{view.bar[0]:.2f}", f"{view.bar[1]:.2f}", kind, title]
-    return rec
+def _records(
+    views: Sequence[StepView], steps: Sequence[dict[str, Any]], bars: bool
+) -> list[orjson.Fragment]:
+    """The steps as the data script holds them (``views`` with the stored ``steps`` they show,
+    in the same order): what the run page's row and a pair page's side cell show (short keys;
+    false, empty and default values left out), each as its JSON (no dict of it outlives its
+    step: a run's records are many objects for the garbage collector to track). The numbers
+    are formatted a column at a time (fmt.nums and the like)."""
+    tokens_in = [v.tokens_in for v in views]
+    tokens_out = [v.tokens_out for v in views]
+    costs = [v.cost_usd for v in views]
+    latencies = [v.latency_ms for v in views]
+    totals = [
+        None if a is None and b is None else (a or 0) + (b or 0)
+        for a, b in zip(tokens_in, tokens_out, strict=True)
+    ]  # StepView.tokens
+    waits = fmt.mss(latencies)
+    shown = zip(fmt.nums(tokens_in), fmt.nums(tokens_out), fmt.usds(costs), waits, strict=True)
+    offsets = fmt.mss([v.offset_ms for v in views]) if bars else waits
+    keys = zip(*(fmt.sort_keys(c) for c in (tokens_in, tokens_out, costs, latencies)), strict=True)
+    out = []
+    rows = zip(views, steps, shown, keys, fmt.nums(totals), offsets, strict=True)
+    for view, step, n, v, tk, offset in rows:
+        rec: dict[str, Any] = {
+            "i": view.idx,
+            "y": view.type,
+            "a": view.action,
+            "s": view.status,
+            "n": list(n),
+            "v": list(v),
+            "tk": tk,
+            "in": view.input_text,
+            "out": view.output_text,
+        }
+        if view.status not in _STATUSES:
+            rec["c"] = paths.slug(view.status)
+        if len(view.input_text) > PAIR_TEXT_LIMIT:
+            rec["pi"] = payload_text(step["input"], PAIR_TEXT_LIMIT)
+        if len(view.output_text) > PAIR_TEXT_LIMIT:
+            short = with_error(payload_text(step["output"], PAIR_TEXT_LIMIT), step.get("error"))
+            if short != view.output_text:
+                rec["po"] = short
+        if view.failed:
+            rec["f"] = 1
+        if view.wasted:
+            rec["w"] = 1
+        if view.stagnant:
+            rec["g"] = 1
+        if view.recovery:
+            rec["r"] = view.recovery
+        if view.loop:
+            rec["l"] = view.loop
+        if view.depth:
+            rec["d"] = view.depth
+        if view.kids:
+            rec["k"] = view.kids
+        if view.parent is not None:
+            rec["p"] = view.parent
+        if bars:
+            if view.bar is None:
+                rec["b"] = None
+            else:
+                kind = view.status if view.status in _STATUSES else "other"
+                title = f"+{offset}, {n[3]}"  # fmt.ms of its offset and latency
+                rec["b"] = [f"{view.bar[0]:.2f}", f"{view.bar[1]:.2f}", kind, title]
+        out.append(orjson.Fragment(orjson.dumps(rec)))
+    return out
 
 
 def run_steps_script(
@@ -144,10 +161,11 @@ def run_steps_script(
 ) -> bytes:
     """The data script of one run: its steps in stored order (``views`` in the tree's order
     when the tree is drawn), the order to draw them in, and whether rows get a waterfall."""
-    positions = tree.order if tree.nested else range(len(views))
-    records: list[dict[str, Any] | None] = [None] * len(steps)
-    for at, view in zip(positions, views, strict=True):
-        records[at] = _record(view, steps[at], falls is not None)
+    positions = list(tree.order if tree.nested else range(len(views)))
+    records: list[orjson.Fragment | None] = [None] * len(steps)
+    shown = _records(views, [steps[at] for at in positions], falls is not None)
+    for at, record in zip(positions, shown, strict=True):
+        records[at] = record
     data: dict[str, Any] = {"steps": records}
     if tree.nested:
         data["order"] = list(tree.order)

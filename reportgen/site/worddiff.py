@@ -79,15 +79,15 @@ def render(diff: WordDiff) -> Markup:
     if diff.kind == "too_long":
         return Markup(_TOO_LONG.format(*diff.sizes))
     parts: list[str] = []
-    for piece in diff.pieces:
-        if piece.kind == "same":
-            parts.append(_esc(piece.text))
-        elif piece.kind == "del":
-            parts.append("<del>" + _esc(piece.text) + "</del>")
-        elif piece.kind == "ins":
-            parts.append("<ins>" + _esc(piece.text) + "</ins>")
-        elif piece.kind == "fold":
-            parts.append(_FOLD.format(piece.hidden))
+    for mark, text, hidden in zip(diff.marks, diff.texts, diff.hidden, strict=True):
+        if mark == "s":
+            parts.append(_esc(text))
+        elif mark == "d":
+            parts.append("<del>" + _esc(text) + "</del>")
+        elif mark == "i":
+            parts.append("<ins>" + _esc(text) + "</ins>")
+        elif mark == "f":
+            parts.append(_FOLD.format(hidden))
         else:
             parts.append(_MORE)
     return Markup("".join(parts))

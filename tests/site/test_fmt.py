@@ -30,3 +30,27 @@ def test_sort_keys_keep_the_order_of_the_values(values: list[float]) -> None:
     for a, b in itertools.pairwise(values):
         if a < b:  # never reversed; values within 7 digits of each other may tie
             assert float(fmt.sort_key(a)) <= float(fmt.sort_key(b))
+
+
+_NUMBERS = st.one_of(
+    st.none(),
+    st.integers(-(10**18), 10**18),
+    st.floats(),
+    st.sampled_from([0.0, -0.0, 0.5, -0.99995, 999.5, -999.5, 1e15, -1e15, 1e15 - 1, 0.99995]),
+)
+
+
+@given(st.lists(_NUMBERS))
+def test_a_column_formats_as_each_of_its_values_does(values: list[float | None]) -> None:
+    assert fmt.nums(values) == [fmt.num(v) for v in values]
+    assert fmt.usds(values) == [fmt.usd(v) for v in values]
+    assert fmt.mss(values) == [fmt.ms(v) for v in values]
+    assert fmt.sort_keys(values) == [fmt.sort_key(v) for v in values]
+
+
+def test_columns_by_hand() -> None:
+    values = [None, 1234, 0.5, 1500.0, math.inf, -math.nan]
+    assert fmt.nums(values) == ["\u2013", "1,234", "0", "1,500", "\u2013", "\u2013"]
+    assert fmt.usds(values) == ["\u2013", "$1,234.00", "$0.5000", "$1,500.00", "\u2013", "\u2013"]
+    assert fmt.mss(values) == ["\u2013", "1.2 s", "0 ms", "1.5 s", "\u2013", "\u2013"]
+    assert fmt.sort_keys(values) == ["", "1234", "0.5", "1500", "", ""]

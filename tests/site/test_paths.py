@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reportgen.site import paths
+from reportgen.site.render import page_url
 
 SAFE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
@@ -56,3 +57,17 @@ def test_rel_links_between_pages() -> None:
     assert paths.rel("runs/a/b/c.html#step-3", "runs/a/b/d.html") == "c.html#step-3"
     assert paths.rel("index.html#x", "index.html") == "index.html#x"
     assert paths.rel("assets/site.css", "index.html") == "assets/site.css"
+
+
+_SEGMENT = st.sampled_from(["runs", "bench", "task-1", "compare", "a..b", "x.html", "index.html"])
+_PATH = st.lists(_SEGMENT, max_size=4).map("/".join)
+
+
+@given(
+    _PATH.map(lambda p: p or "index.html"),
+    st.tuples(_PATH, st.sampled_from(["", "/"]), st.sampled_from(["", "#step-3", "#"])).map(
+        "".join
+    ),
+)
+def test_a_templates_url_is_rel_from_its_page(page: str, target: str) -> None:
+    assert page_url(page)(target) == paths.rel(target, page)

@@ -8,13 +8,15 @@ import json
 import re
 from html import unescape
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz.distance import Indel
 
+from reportgen.divergence import textdiff
+from reportgen.divergence.textdiff import MAX_CHANGED, Piece, WordDiff, word_pieces
 from reportgen.ingest import ingest
 from reportgen.site import build_site
 from reportgen.site.worddiff import REWRITE, REWRITTEN, readable, tokens, word_diff
@@ -89,6 +91,74 @@ def test_both_sides_rebuild_from_the_diff(before: str, after: str) -> None:
         return
     assert _side(str(html), "ins") == before
     assert _side(str(html), "del") == after
+
+
+@given(st.text())
+def test_the_words_are_the_tokens_that_are_not_spaces(text: str) -> None:
+    assert textdiff._words(tokens(text)) == textdiff._WORD.findall(text)
+
+
+def _reference_pieces(before: str, after: str) -> WordDiff | None:
+    """word_pieces as first written: Indel's opcodes walked one by one (a change is a run of
+    deletes and inserts), each unchanged stretch through ``_fold``."""
+    if before == after:
+        return None
+    words_a, words_b = textdiff._WORD.findall(before), textdiff._WORD.findall(after)
+    if (
+        Indel.normalized_similarity(before, after) < REWRITTEN
+        or Indel.normalized_similarity(words_a, words_b) < REWRITTEN
+    ):
+        return WordDiff("rewritten")
+    a, b = tokens(before), tokens(after)
+    ops = cast(list[tuple[str, int, int, int, int]], Indel.opcodes(a, b).as_list())
+    parts: list[Piece] = []
+    shown, i, n = 0, 0, len(ops)
+    while i < n:
+        tag, a0, a1, b0, b1 = ops[i]
+        if tag == "equal":
+            parts += textdiff._fold("".join(a[a0:a1]), i == 0, i == n - 1)
+            i += 1
+            continue
+        removed: list[str] = []
+        added: list[str] = []
+        while i < n and ops[i][0] != "equal":
+            _tag, a0, a1, b0, b1 = ops[i]
+            removed += a[a0:a1]
+            added += b[b0:b1]
+            i += 1
+        if shown > MAX_CHANGED:
+            parts.append(Piece("more"))
+            break
+        old, new = "".join(removed), "".join(added)
+        shown += len(old) + len(new)
+        parts += [Piece("del", old)] if old else []
+        parts += [Piece("ins", new)] if new else []
+    return WordDiff("diff", tuple(parts))
+
+
+_PHRASES = st.lists(
+    st.sampled_from(
+        ["alpha ", "beta ", "gamma, ", "delta\n", "é ", "x" * 150 + " ", "  ", ".", "<>&"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@given(_PHRASES, _PHRASES)
+def test_word_pieces_match_the_opcode_walk(before: str, after: str) -> None:
+    assert word_pieces(before, after) == _reference_pieces(before, after)
+
+
+@given(_PHRASES, st.lists(st.tuples(st.integers(0, 2_000), st.sampled_from(["", "Z ", "yy"]))))
+def test_word_pieces_match_the_opcode_walk_on_long_texts(
+    text: str, edits: list[tuple[int, str]]
+) -> None:
+    before = text * 20
+    after = list(before)
+    for at, new in edits:
+        if after:
+            after[at % len(after)] = new
+    assert word_pieces(before, "".join(after)) == _reference_pieces(before, "".join(after))
 
 
 def _run(label: str, path: str, text: str) -> dict[str, Any]:
@@ -178,3 +248,26 @@ def test_a_hand_made_pair_marks_exactly_the_changed_words(tmp_path: Path) -> Non
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         shown.locator("table.diff").screenshot(path=str(SCREENSHOTS / "pair-inline-diff.png"))
         assert tab.problems == []
+
+
+def test_changes_past_the_limit_are_summarised_as_the_opcode_walk_does() -> None:
+    words = [f"w{i}" for i in range(3000)]
+    after = [w if i % 3 else "CHANGED" for i, w in enumerate(words)]
+    diff = word_pieces(" ".join(words), " ".join(after))
+    assert diff is not None and diff.pieces[-1] == Piece("more")
+    assert diff == _reference_pieces(" ".join(words), " ".join(after))
+
+
+def test_a_word_diff_holds_its_pieces_as_columns() -> None:
+    pieces = (Piece("same", "a "), Piece("del", "b"), Piece("ins", "c"), Piece("fold", hidden=9))
+    diff = WordDiff("diff", pieces)
+    assert diff.marks == "sdif" and diff.texts == ("a ", "b", "c", "") and diff.hidden[-1] == 9
+    assert diff.pieces == pieces and diff == WordDiff.of_columns("sdif", diff.texts, diff.hidden)
+    assert hash(diff) == hash(WordDiff("diff", list(pieces))) and diff != WordDiff("rewritten")
+    assert WordDiff("too_long", sizes=(3, 4)).pieces == () and "sizes=(3, 4)" in repr(
+        WordDiff("too_long", sizes=(3, 4))
+    )
+    with pytest.raises(AttributeError):
+        diff.kind = "rewritten"
+    with pytest.raises(ValueError):
+        WordDiff.of_columns("sd", ("a",), (0,))
