@@ -100,6 +100,7 @@ def build(
     as Parquet under data/. Re-renders only pages whose inputs changed."""
     from functools import partial
 
+    from reportgen.cli.collector import fewer_collections
     from reportgen.gating import find_config, resolve, verdicts_by_metric
     from reportgen.site import build_site
     from reportgen.site.redaction import Redaction
@@ -109,21 +110,22 @@ def build(
     asked, source = list(compare or ()), "--compare"
     if not asked and found is not None:
         asked, source = site_compare(found), f"{found.name} [site] compare"
-    report = build_site(
-        db,
-        out,
-        build_time=build_time,
-        baseline_label=baseline_label,
-        candidate_label=candidate_label,
-        verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
-        site_url=site_url,
-        keep_nights=keep_nights,
-        compare=asked,
-        compare_source=source,
-        redaction=Redaction.from_options(
-            redact=not no_redact, patterns=tuple(redact or ()), payloads=not no_payloads
-        ),
-    )
+    with fewer_collections():  # a page's records, diffs and views: many objects, few cycles
+        report = build_site(
+            db,
+            out,
+            build_time=build_time,
+            baseline_label=baseline_label,
+            candidate_label=candidate_label,
+            verdicts=partial(verdicts_by_metric, thresholds=thresholds) if thresholds else None,
+            site_url=site_url,
+            keep_nights=keep_nights,
+            compare=asked,
+            compare_source=source,
+            redaction=Redaction.from_options(
+                redact=not no_redact, patterns=tuple(redact or ()), payloads=not no_payloads
+            ),
+        )
     if report.size_bytes > PAGES_LIMIT_BYTES:
         typer.echo(
             f"warning: the site is {report.size_bytes / 1e9:.2f} GB in {report.files:,} files; "
