@@ -1,8 +1,8 @@
 """Fewer cyclic garbage collections for a command that builds many objects and few cycles
-(``compare``: a record per pair, its findings and verdicts; ``build``: a page's records, word
-diffs and step views). Every 700 new containers the
-collector scans the youngest ones, and now and then every object of the process, the modules
-imported included: a compare of 2,000 pairs ran it some 350 times, 0.2 CPU s."""
+(``compare``: a record per pair, its findings and verdicts; ``build``: each page's records,
+word diffs and step views). Every 700 new containers the collector scans the youngest ones,
+and now and then every object of the process, the modules imported included: a compare of
+2,000 pairs ran it some 350 times, 0.2 CPU s."""
 
 from __future__ import annotations
 
