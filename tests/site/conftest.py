@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
 from reportgen.demo import run_demo
@@ -87,3 +88,12 @@ def all_data_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
     site = root / "site"
     build_site(db, site, build_time="2026-12-01T00:00:00Z")
     return db, site
+
+
+def archive_nights(db: Path) -> list[str]:
+    """The nights (batches) of an archive's runs, oldest first."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return [r[0] for r in con.execute("SELECT DISTINCT batch FROM runs ORDER BY 1").fetchall()]
+    finally:
+        con.close()

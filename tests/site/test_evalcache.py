@@ -14,7 +14,7 @@ import pytest
 import reportgen.site.evalcache as evalcache
 from reportgen.site import build_site
 from reportgen.site.redaction import Redaction
-from tests.site.conftest import BUILD_TIME
+from tests.site.conftest import BUILD_TIME, archive_nights
 
 
 @pytest.fixture
@@ -34,14 +34,6 @@ def evaluated(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def _same(a: Path, b: Path) -> None:
     diff = subprocess.run(["diff", "-r", str(a), str(b)], capture_output=True, text=True)
     assert diff.returncode == 0, diff.stdout[:2000]
-
-
-def _nights(db: Path) -> list[str]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return [r[0] for r in con.execute("SELECT DISTINCT batch FROM runs ORDER BY 1").fetchall()]
-    finally:
-        con.close()
 
 
 def test_a_build_from_the_cache_is_the_build_without_it(
@@ -65,7 +57,7 @@ def test_only_a_changed_night_is_evaluated_again(
     build_site(db, out, build_time=BUILD_TIME)
     every = sum(evaluated)
     evaluated.clear()
-    night = _nights(db)[0]
+    night = archive_nights(db)[0]
     con = duckdb.connect(str(db))
     try:
         changed = con.execute(

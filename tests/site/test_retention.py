@@ -15,7 +15,7 @@ import pytest
 from reportgen.site import build_site
 from reportgen.site.render import PRUNED_CSP
 from reportgen.site.stepdata import unpack_json
-from tests.site.conftest import BUILD_TIME, html_pages
+from tests.site.conftest import BUILD_TIME, archive_nights, html_pages
 from tests.site.html import parse_file
 from tests.site.test_links import broken_links
 
@@ -27,16 +27,8 @@ def kept_two(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _nights(db: Path) -> list[str]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return [r[0] for r in con.execute("SELECT DISTINCT batch FROM runs ORDER BY 1").fetchall()]
-    finally:
-        con.close()
-
-
 def test_only_the_newest_nights_keep_step_pages(demo_db: Path, kept_two: Path) -> None:
-    nights = _nights(demo_db)
+    nights = archive_nights(demo_db)
     assert len(nights) > 2
     newest = set(nights[-2:])
     step_pages = [
@@ -86,7 +78,7 @@ def test_a_stand_in_is_short_has_no_script_and_the_strictest_csp(kept_two: Path)
 def test_the_comparison_lists_the_pairs_of_kept_nights_and_every_nights_row(
     demo_db: Path, kept_two: Path
 ) -> None:
-    newest = set(_nights(demo_db)[-2:])
+    newest = set(archive_nights(demo_db)[-2:])
     doc = parse_file(kept_two / "compare" / "baseline..candidate" / "index.html")
     pairs = doc.one("section", id="pairs")
     listed = {row.select("td")[0].text for row in pairs.one("tbody").select("tr")}
@@ -95,14 +87,14 @@ def test_the_comparison_lists_the_pairs_of_kept_nights_and_every_nights_row(
     verdicts = {d.attrs["id"] for d in doc.select("details", class_="verdicts")}
     assert verdicts == {f"verdicts-night-{n}" for n in newest}
     rows = doc.one("section", id="nights").one("tbody").select("tr")
-    assert len(rows) == len(_nights(demo_db))  # every night keeps its summary row
+    assert len(rows) == len(archive_nights(demo_db))  # every night keeps its summary row
     for row in rows:
         has_link = bool(row.select("a", class_="filter-link"))
         assert has_link == (row.select("td")[0].text in newest)
 
 
 def test_task_pages_link_the_step_pages_of_kept_nights_only(demo_db: Path, kept_two: Path) -> None:
-    newest = set(_nights(demo_db)[-2:])
+    newest = set(archive_nights(demo_db)[-2:])
     for page in (kept_two / "tasks").rglob("*.html"):
         doc = parse_file(page)
         assert "The 2 newest nights have step pages" in doc.one("main").text
@@ -115,7 +107,7 @@ def test_task_pages_link_the_step_pages_of_kept_nights_only(demo_db: Path, kept_
 def test_kept_pair_pages_show_the_findings_of_a_site_that_keeps_every_night(
     demo_db: Path, demo_site: tuple[Path, object], kept_two: Path
 ) -> None:
-    newest = _nights(demo_db)[-2:]
+    newest = archive_nights(demo_db)[-2:]
     shown = 0
     for page in (kept_two / "compare").rglob("*.html"):
         if page.name == "index.html" or not any(n in page.name for n in newest):
@@ -132,7 +124,7 @@ def test_kept_pair_pages_show_the_findings_of_a_site_that_keeps_every_night(
 def test_search_indexes_steps_of_kept_nights_only(demo_db: Path, kept_two: Path) -> None:
     import re
 
-    nights = _nights(demo_db)
+    nights = archive_nights(demo_db)
     con = duckdb.connect(str(demo_db), read_only=True)
     # runs are numbered as the index numbers them: newest night first, then by run id
     run_ids = [
@@ -166,12 +158,12 @@ def test_keep_nights_zero_keeps_every_step_page(demo_db: Path, tmp_path: Path) -
     ]
 
 
-def test_avoidable_spend_sums_the_runs_of_kept_nights(demo_db: Path, kept_two: Path) -> None:
+def test_avoidable_spend_sums_the_runs_of_keptarchive_nights(demo_db: Path, kept_two: Path) -> None:
     from reportgen.archive import connect
     from reportgen.site.data import load_site_data
     from reportgen.spend import avoidable_spend
 
-    nights = _nights(demo_db)
+    nights = archive_nights(demo_db)
     con = connect(demo_db, read_only=True)
     try:
         data = load_site_data(con, "baseline", "candidate", frozenset(nights[-2:]))
