@@ -158,7 +158,7 @@ def test_keep_nights_zero_keeps_every_step_page(demo_db: Path, tmp_path: Path) -
     ]
 
 
-def test_avoidable_spend_sums_the_runs_of_keptarchive_nights(demo_db: Path, kept_two: Path) -> None:
+def test_avoidable_spend_sums_the_runs_of_kept_nights(demo_db: Path, kept_two: Path) -> None:
     from reportgen.archive import connect
     from reportgen.site.data import load_site_data
     from reportgen.spend import avoidable_spend
