@@ -5,14 +5,21 @@ render what it returns (``reportgen.divergence.compare.Comparison``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from reportgen.divergence.compare import Comparison, compare_labels, compare_paths, judge_pairs
+from reportgen.divergence.compare import (
+    Comparison,
+    compare_labels,
+    compare_pairing,
+    compare_paths,
+    judge_pairs,
+)
+from reportgen.divergence.pairing import LABEL_KEYS, Pairing, pair_labels
 from reportgen.divergence.records import LabelStatistics, PairRecord
 from reportgen.gating import Threshold
 from reportgen.statistics import attach_statistics
@@ -79,6 +86,30 @@ def evaluate_labels(
             batch=batch,
         )
     return judged(comparison, judging) if label_level else comparison
+
+
+def label_pairing(
+    con: duckdb.DuckDBPyConnection, baseline_label: str, candidate_label: str
+) -> Pairing:
+    """Every pair of two labels of an archive, night by night, as ``evaluate_labels`` pairs
+    them with no night pinned (the site's every-night evaluation, reportgen.site.evalcache)."""
+    return pair_labels(con, baseline_label, candidate_label, keys=LABEL_KEYS)
+
+
+def evaluate_part(
+    con: duckdb.DuckDBPyConnection,
+    part: Pairing,
+    *,
+    details: bool,
+    findings_nights: Collection[str] | None,
+) -> Comparison:
+    """The pairs of ``part`` (some nights of a :func:`label_pairing`) evaluated as
+    ``evaluate_labels(..., label_level=False)`` evaluates them: metrics, pair gates, and the
+    trajectory findings of the pairs of ``findings_nights``; ``details`` off: each record
+    pared down to what verdicts, statistics and tables read."""
+    return compare_pairing(
+        con, part, with_steps=False, details=details, findings_nights=findings_nights
+    )
 
 
 def _reliability(

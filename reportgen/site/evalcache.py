@@ -2,7 +2,7 @@
 
 A nightly build adds one night to an archive that may hold a year of them; every older night's
 pairs, metrics and findings come out as they did last time. So the site evaluates each night
-on its own (``compare_pairing`` of that night's pairs: a pair, its repeat pairs and its
+on its own (reportgen.evaluation's ``evaluate_part`` of that night's pairs: a pair, its repeat pairs and its
 trajectory findings never reach past its night), and keeps each night's records in a cache
 file beside the site (``.NAME.cache/``, never published). A night whose key is unchanged is
 read back; the others are evaluated, in one call per kind below, and the file rewritten.
@@ -33,9 +33,10 @@ from typing import Any
 import duckdb
 
 from reportgen._sql import load_sql
-from reportgen.divergence.compare import Comparison, compare_pairing
-from reportgen.divergence.pairing import LABEL_KEYS, Pairing, pair_labels
+from reportgen.divergence.compare import Comparison
+from reportgen.divergence.pairing import Pairing
 from reportgen.divergence.records import PairRecord
+from reportgen.evaluation import evaluate_part, label_pairing
 
 CACHE_FORMAT = 1
 #: The packages whose code computes, judges or prices a pair (their files key the cache).
@@ -142,7 +143,7 @@ def every_night(
     evaluation ``evaluate_labels(..., label_level=False)`` makes, older nights' records pared
     down); ``night_of``: each run's night. Nights unchanged since ``cache`` was written are
     read from it; ``cache`` is rewritten with every night."""
-    pairing = pair_labels(con, base, cand, keys=LABEL_KEYS)
+    pairing = label_pairing(con, base, cand)
     by_night: dict[str | None, list[Any]] = defaultdict(list)
     for pair in pairing.pairs:
         by_night[night_of[pair.baseline_run_id]].append(pair)
@@ -192,9 +193,7 @@ def _evaluate(
         pairs=[p for n in nights for p in by_night[n]],
         unpaired=[u for u in pairing.unpaired if u.batch in wanted],
     )
-    comparison = compare_pairing(
-        con, part, with_steps=False, details=kept, findings_nights=step_nights
-    )
+    comparison = evaluate_part(con, part, details=kept, findings_nights=step_nights)
     night_of_pair = {p.pair_id: n for n in nights for p in by_night[n]}
     results = {n: NightResult(f"{keys.get(n)}:{kept}", [], {}, {}) for n in nights}
     for record in comparison.pairs:

@@ -21,13 +21,13 @@ from tests.site.conftest import BUILD_TIME, archive_nights
 def evaluated(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many pairs each evaluation call of the build was given."""
     calls: list[int] = []
-    real = evalcache.compare_pairing
+    real = evalcache.evaluate_part
 
-    def counting(con: Any, pairing: Any, *args: Any, **kwargs: Any) -> Any:
-        calls.append(len(pairing.pairs))
-        return real(con, pairing, *args, **kwargs)
+    def counting(con: Any, part: Any, **kwargs: Any) -> Any:
+        calls.append(len(part.pairs))
+        return real(con, part, **kwargs)
 
-    monkeypatch.setattr(evalcache, "compare_pairing", counting)
+    monkeypatch.setattr(evalcache, "evaluate_part", counting)
     return calls
 
 

@@ -1,12 +1,13 @@
--- site_night_keys: what each night's evaluation of two labels reads, hashed: its runs of the
---   two labels (every column), their steps and their outputs. Of a step, every column but its
---   run id, input keys and input and output text, which its run's row (content_hash, n_steps),
---   the join and the stored step hashes (signature, payload) stand for: through the redacted
---   views that text costs more to hash than a night costs to evaluate. DuckDB's hash of each
---   row, combined with bit_xor, so the order rows are stored in does not matter.
+-- site_night_keys: a hash of what each night's evaluation of two labels reads.
 -- Grain: one row per batch holding a run of either label (NULL: the runs without one).
 -- Needs: archive tables runs, steps, outputs (the redacted views shadowing them: a key is of
 --   what the evaluation reads); parameter $labels: the two labels (reportgen.site.evalcache).
+-- Hashed: the night's runs of the two labels (every column), their steps and their outputs.
+-- Of a step, every column but its run id, input keys and input and output text, which its
+-- run's row (content_hash, n_steps), the join and the stored step hashes (signature,
+-- payload) stand for: through the redacted views that text costs more to hash than a night
+-- costs to evaluate. DuckDB's hash of each row, combined with bit_xor, so the order rows are
+-- stored in does not matter.
 WITH chosen AS (
     SELECT r.run_id, r.batch, hash(r) AS row_hash
     FROM runs AS r
