@@ -1,7 +1,9 @@
 """Fetching a snapshot's files for ``restore``, bounded: every file is copied to a local
 path with at most the bytes the manifest declares (the manifest itself at most
 :data:`MANIFEST_BYTES`), the whole restore within one deadline (``REPORTGEN_RESTORE_DEADLINE_S``,
-default :data:`DEADLINE_S`), and only regular files are read from a folder. Credentials in a URL
+default :data:`DEADLINE_S`), and only regular files are read from a folder, in its own table
+folders (``steps/``, never a symlink to elsewhere). The names fetched are the ones the
+manifest check allows (reportgen/archive/snapshot_layout.py). Credentials in a URL
 (``https://user:token@host/``) are sent as HTTP basic authentication and never shown: errors
 name the URL without them."""
 
@@ -22,7 +24,9 @@ from typing import BinaryIO
 from reportgen.errors import InputError, UsageError
 
 MANIFEST = "manifest.json"
-MANIFEST_BYTES = 1 << 20
+MANIFEST_BYTES = 32 << 20
+"""The manifest lists every night file (about 300 bytes each, four a night): 32 MiB holds
+a hundred thousand."""
 DEADLINE_S = 600.0
 _READ_TIMEOUT_S = 60.0
 _CHUNK = 1 << 16
@@ -78,6 +82,9 @@ def fetcher(source: str, deadline: float) -> Fetcher:
 
     def copy_file(name: str, target: Path, limit: int) -> None:
         shown = str(data / name)
+        folder, sep, _file = name.rpartition("/")
+        if sep and (not (data / folder).is_dir() or (data / folder).is_symlink()):
+            raise InputError(str(data / folder), "not a folder of the snapshot (or a symlink)")
         try:
             fd = os.open(data / name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError as exc:

@@ -261,6 +261,7 @@ def build_site(
             con,
             writer.tmp / "data",
             published={"redacted": policy.pattern is not None, "payloads": policy.payloads},
+            previous=writer.out / "data",
         )
         _assets(writer)
         writer.commit()

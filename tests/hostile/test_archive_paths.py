@@ -85,5 +85,6 @@ def test_tilde_out_of_demo_and_build_is_a_folder_named_tilde(tmp_path: Path) -> 
     built = run(work, home, "build", "--db", "~/d/reportgen.duckdb", "--out", "~/site")
     assert built.returncode == 0, built.stderr
     for site in (work / "~" / "d" / "site", work / "~" / "site"):
-        assert (site / "index.html").is_file() and (site / "data" / "runs.parquet").is_file()
+        assert (site / "index.html").is_file() and (site / "data" / "files.parquet").is_file()
+        assert any((site / "data" / "runs").glob("*.parquet"))
     assert list(home.iterdir()) == []

@@ -1,12 +1,14 @@
 """``restore`` bounded and discreet: credentials in the URL are used, never shown; a server
-that trickles or never ends, a data file that is a symlink to /dev/zero and a lost race to
-the same --db each end in one error line (exit 1), within the deadline, leaving no archive."""
+that trickles or never ends, a data file that is a symlink to /dev/zero (or a table folder
+linked elsewhere), a manifest naming a path out of the snapshot and a lost race to the same
+--db each end in one error line (exit 1), within the deadline, leaving no archive."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
 import http.server
+import json
 import os
 import shutil
 import subprocess
@@ -20,11 +22,13 @@ import pytest
 
 from reportgen.archive import connect
 from reportgen.archive.snapshot import write_snapshot
+from reportgen.archive.snapshot_layout import part_file
 from reportgen.ingest import ingest
 from tests.conftest import make_run
 from tests.hostile.conftest import ROOT, one_line, write_runs
 
 Handler = Callable[[http.server.BaseHTTPRequestHandler, Path], None]
+NIGHT = "2026-11-28"  # the batch of make_run's runs (the date they started)
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +72,8 @@ def server(data: Path) -> Iterator[Callable[[Handler], str]]:
 
 
 def _send_file(request: http.server.BaseHTTPRequestHandler, data: Path) -> None:
-    path = data / request.path.rsplit("/", 1)[-1]
-    if not path.is_file():
+    path = data / request.path.partition("/data/")[2]  # a night file: /data/steps/<night>
+    if not request.path.startswith("/data/") or ".." in request.path or not path.is_file():
         request.send_error(404)
         return
     body = path.read_bytes()
@@ -154,11 +158,58 @@ def test_an_endless_data_file_stops_at_its_declared_size(
 def test_a_data_file_linked_to_dev_zero_is_refused(data: Path, tmp_path: Path) -> None:
     copy = tmp_path / "data"
     shutil.copytree(data, copy)
-    (copy / "steps.parquet").unlink()
-    (copy / "steps.parquet").symlink_to("/dev/zero")
+    night = part_file("steps", NIGHT)
+    (copy / night).unlink()
+    (copy / night).symlink_to("/dev/zero")
     result = _restore(str(copy), "--db", str(tmp_path / "a.duckdb"))
     assert result.returncode == 1
-    one_line(result.stderr, "steps.parquet", "not a regular file")
+    one_line(result.stderr, night, "not a regular file")
+    assert not (tmp_path / "a.duckdb").exists()
+
+
+def test_a_table_folder_linked_elsewhere_is_refused(data: Path, tmp_path: Path) -> None:
+    """data/steps -> another folder holding the same files: never read through."""
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    shutil.move(copy / "steps", tmp_path / "elsewhere")
+    (copy / "steps").symlink_to(tmp_path / "elsewhere")
+    result = _restore(str(copy), "--db", str(tmp_path / "a.duckdb"))
+    assert result.returncode == 1
+    one_line(result.stderr, "steps", "symlink")
+    assert not (tmp_path / "a.duckdb").exists()
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["../outside.parquet", "steps/../../outside.parquet", "/etc/passwd", "steps/x.parquet",
+     "steps/2026-11-28.parquet", "steps/sub/null.parquet", "secrets/null.parquet",
+     "steps/null.parquet?x=1"],
+)  # fmt: skip
+def test_a_manifest_naming_another_path_is_refused_before_any_fetch(
+    server: Callable[[Handler], str], data: Path, tmp_path: Path, name: str
+) -> None:
+    """Only names the snapshot writes are fetched: a manifest listing a path out of data/,
+    or a night file not named after its night, is refused, and nothing else is asked for."""
+    manifest = json.loads((data / "manifest.json").read_text())
+    entry = dict(manifest["files"][part_file("steps", NIGHT)])
+    manifest["files"][name] = entry | {"night": None}
+    asked: list[str] = []
+
+    def serve(request: http.server.BaseHTTPRequestHandler, _data: Path) -> None:
+        asked.append(request.path)
+        if request.path.endswith("manifest.json"):
+            body = json.dumps(manifest).encode()
+            request.send_response(200)
+            request.send_header("Content-Length", str(len(body)))
+            request.end_headers()
+            request.wfile.write(body)
+            return
+        _send_file(request, data)
+
+    result = _restore(server(serve), "--db", str(tmp_path / "a.duckdb"))
+    assert result.returncode == 1
+    one_line(result.stderr, "manifest.json", "not a file of a snapshot")
+    assert asked == ["/data/manifest.json"]
     assert not (tmp_path / "a.duckdb").exists()
 
 

@@ -1,7 +1,8 @@
 """``restore`` holds a snapshot's rows to the limits ``ingest`` holds files to: a payload
 nested 5,000 deep, an int64-max token count, a NaN or -1e308 cost, a step that is its own
 parent are each one error line naming the snapshot file and the column (exit 1), and no
-archive is left; before, they restored and broke build, gate, compare and spend later."""
+archive is left; before, they restored and broke build, gate, compare and spend later. The
+line names the night file the row came from."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from reportgen.archive import connect
 from reportgen.archive.snapshot import write_snapshot
+from reportgen.archive.snapshot_layout import part_file
 from reportgen.ingest import ingest
 from tests.conftest import make_run
 from tests.hostile.conftest import cli, one_line, write_runs
@@ -41,5 +43,5 @@ def test_a_snapshot_row_ingest_would_refuse_is_refused(tmp_path: Path, case: str
     restored = tmp_path / "b.duckdb"
     result = cli("restore", tmp_path / "site", "--db", restored)
     assert result.exit_code == 1, result.output
-    one_line(result.stderr, f"{table}.parquet", column)
+    one_line(result.stderr, part_file(table, "2026-11-28"), column)
     assert not restored.exists()

@@ -131,14 +131,17 @@ def test_build_time_sources(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_archive_is_published_as_parquet(demo_db: Path, demo_site: Site) -> None:
     data = demo_site[0] / "data"
     con = duckdb.connect()
-    runs = con.execute(f"SELECT count(*) FROM read_parquet('{data / 'runs.parquet'}')").fetchone()
-    steps = con.execute(f"SELECT count(*) FROM read_parquet('{data / 'steps.parquet'}')").fetchone()
+    runs = con.execute(f"SELECT count(*) FROM read_parquet('{data / 'runs/*.parquet'}')").fetchone()
+    steps = con.execute(
+        f"SELECT count(*) FROM read_parquet('{data / 'steps/*.parquet'}')"
+    ).fetchone()
     archive = duckdb.connect(str(demo_db), read_only=True)
     assert runs == archive.execute("SELECT count(*) FROM runs").fetchone()
     assert steps == archive.execute("SELECT count(*) FROM steps").fetchone()
-    tables = ["runs", "steps", "iterations", "outputs", "files", "loads", "suite_notes"]
+    nights = ["runs", "steps", "iterations", "outputs"]  # a file per night in each folder
+    small = ["files", "loads", "suite_notes"]
     assert sorted(p.name for p in data.iterdir()) == sorted(
-        ["manifest.json", *(f"{t}.parquet" for t in tables)]
+        ["manifest.json", *nights, *(f"{t}.parquet" for t in small)]
     )
 
 

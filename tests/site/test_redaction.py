@@ -115,7 +115,7 @@ def test_user_pattern_and_no_payloads(secret_archive: Path, tmp_path: Path) -> N
     con = duckdb.connect()
     steps = con.execute(
         f"SELECT count(*) FILTER (WHERE input IS NOT NULL OR output IS NOT NULL), count(*) "
-        f"FROM read_parquet('{site / 'data' / 'steps.parquet'}')"
+        f"FROM read_parquet('{site / 'data' / 'steps' / '*.parquet'}')"
     ).fetchone()
     assert steps == (0, 4 * len(FAKE))  # two steps per run, a run per label per kind
 
