@@ -6,9 +6,10 @@ and restore stay under a stated bound however large the input.
 * ``reportgen ingest FILE --db ARCHIVE --quiet`` of seeded JSON Lines files of tiny one-step
   trace-v1 runs (about 330 bytes a run), of each size in MB of ``--sizes``;
 * ``reportgen restore SNAPSHOT --db ARCHIVE`` of a compressed-text bomb: a snapshot whose
-  ``runs.parquet`` is a few KB that inflates to ``--bomb-mb`` MB of text (each run's output a
-  long run of one character). restore refuses it (exit 1) once it has decoded more than
-  snapshot.MAX_INFLATION times the file's size (past snapshot.INFLATION_FLOOR).
+  runs file (``runs/b1-….parquet``) is a few KB that inflates to ``--bomb-mb`` MB of text
+  (each run's output a long run of one character). restore refuses it (exit 1) once it has
+  decoded more than snapshot.MAX_INFLATION times the file's size (past
+  snapshot.INFLATION_FLOOR).
 
 Each command is its own process, measured with wait4: wall seconds, CPU seconds (user +
 system, all threads) and peak RSS (Linux's ru_maxrss of a child also counts the memory it had
@@ -97,7 +98,7 @@ con.close()
 
 
 def bomb(folder: Path, mb: int) -> None:
-    """A snapshot whose runs.parquet inflates to about ``mb`` MB of text."""
+    """A snapshot whose runs file (one night, ``b1``) inflates to about ``mb`` MB of text."""
     if (folder / "manifest.json").exists():
         return
     subprocess.run([sys.executable, "-c", BOMB, str(folder), str(mb)], check=True)
@@ -153,12 +154,12 @@ def main() -> None:
         if args.only != "ingest":
             snapshot = DATA / f"bomb-{args.bomb_mb}mb"
             bomb(snapshot, args.bomb_mb)
-            packed = (snapshot / "runs.parquet").stat().st_size / 1024
+            packed = sum(p.stat().st_size for p in snapshot.rglob("*.parquet")) / 1024
             wall, cpu, rss, code = measure(
                 [*reportgen, "restore", str(snapshot), "--db", str(Path(tmp) / "restored.duckdb")]
             )
             peaks[-1] = rss
-            label = f"restore (runs.parquet {packed:.0f} KiB)"
+            label = f"restore (runs file {packed:.0f} KiB)"
             print(f"{label:34} {args.bomb_mb:9d} {wall:7.1f} {cpu:7.1f} {rss:12.0f}  exit {code}")
     worst = max(peaks.values())
     print(

@@ -14,6 +14,8 @@ import hashlib
 import re
 from typing import Any
 
+import orjson
+
 from reportgen.archive.connection import SCHEMA_VERSION
 from reportgen.archive.snapshot_fetch import MANIFEST
 from reportgen.errors import InputError
@@ -81,8 +83,6 @@ def is_part_file(rel: str) -> bool:
 def check_manifest(where: str, raw: bytes) -> dict[str, Any]:
     """The manifest (version 1 or 2), or an InputError saying why it cannot be used. Every
     file it lists is a name this module makes (no other path can be fetched or written)."""
-    import orjson
-
     name = f"{where.rstrip('/')}/{MANIFEST}"
     try:
         manifest = orjson.loads(raw)
