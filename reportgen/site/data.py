@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import duckdb
@@ -101,9 +102,9 @@ class SiteData:
             latest=comparison.latest,
         )
 
-    @property
+    @cached_property
     def suites(self) -> list[str]:
-        """Suite names, sorted."""
+        """Suite names, sorted (``runs`` is not changed once loaded)."""
         return sorted({r["suite"] for r in self.runs})
 
     @property
