@@ -166,8 +166,8 @@ class NightSteps(Mapping[str, list[dict[str, Any]]]):
         if held is None:
             held = self._read[night] = defaultdict(list)
             if self._nights is None or night in self._nights:
-                params = {"nights": [] if night is None else [night], "no_night": night is None}
-                for step in _rows(self._con, "site_steps", params):
+                ids = sorted(r for r, n in self._night.items() if n == night)
+                for step in _rows(self._con, "site_steps", {"run_ids": ids}):
                     held[step["run_id"]].append(step)
         return held
 
@@ -301,6 +301,12 @@ def _comparison(
     return Comparison(base, cand, pairs, unpaired, of_run, floors, latest)
 
 
+def _runs_of(runs: Sequence[Mapping[str, Any]], nights: Collection[str | None]) -> list[str]:
+    """The ids of the runs of ``nights``."""
+    wanted = set(nights)
+    return [r["run_id"] for r in runs if r["batch"] in wanted]
+
+
 def load_site_data(
     con: duckdb.DuckDBPyConnection,
     baseline_label: str,
@@ -336,20 +342,17 @@ def load_site_data(
         comparisons=comparisons,
         chosen_by=chosen_by,
     )
-    wanted_nights = {
-        "all_nights": step_nights is None,
-        "nights": [n for n in step_nights or () if n is not None],
-        "no_night": step_nights is not None and None in step_nights,
-    }
+    paged_ids = [] if step_nights is None else _runs_of(runs, step_nights)
+    wanted = {"all_runs": step_nights is None, "run_ids": paged_ids}
     data.step_hashes = {
-        r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes", wanted_nights)
+        r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes", wanted)
     }
     data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)
     all_nights = {r["batch"] for r in runs}
     paged = all_nights if step_nights is None else all_nights & set(step_nights)
-    spent = None if paged == all_nights else [r["run_id"] for r in runs if r["batch"] in paged]
+    spent = None if paged == all_nights else _runs_of(runs, paged)
     data.spend = avoidable_spend(con, spent)  # the runs with run pages: their findings show
     data.spend_nights = None if spent is None else len(paged)
     data.reliability = reliability_profiles(con, by_suite=True)
