@@ -343,9 +343,9 @@ def load_site_data(
         chosen_by=chosen_by,
     )
     paged_ids = [] if step_nights is None else _runs_of(runs, step_nights)
-    wanted = {"all_runs": step_nights is None, "run_ids": paged_ids}
+    paged_runs = {"all_runs": step_nights is None, "run_ids": paged_ids}
     data.step_hashes = {
-        r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes", wanted)
+        r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes", paged_runs)
     }
     data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)

@@ -21,7 +21,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from reportgen.resources import shipped_dir
-from reportgen.site import fmt, glossary, paths
+from reportgen.site import fmt, glossary, paths, tablerows
 from reportgen.site.context import Chart, Link, Page, PrunedPage
 from reportgen.statistics.headline import NAMED_TASKS, named_tasks, task_name
 
@@ -166,6 +166,9 @@ class Renderer:
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
         self.env.globals["number_cell"] = fmt.number_cell
+        self.env.globals.update(
+            task_run_rows=tablerows.run_rows, task_pair_rows=tablerows.pair_rows
+        )
         # a term's markup is the same on every page of a build (typed: a Markup text and a
         # plain one that read alike are escaped differently)
         term = lru_cache(maxsize=1024, typed=True)(glossary.term)
