@@ -16,12 +16,12 @@ OLD_RUNS = """{% from "_macros.html" import success, n %}
   {% for r in runs %}
     <tr><td>{{ r.batch }}</td><td>{{ r.label }}</td>{{ n(r.trial, num) }}<td>{{ success(r.success) }}</td>{{ n(r.n_steps, num) }}{{ n(r.n_wasted, num) }}{{ n(r.wei, ratio) }}{{ n(r.tokens, num) }}{{ n(r.cost_usd, usd) }}{{ n(r.latency_ms, ms) }}<td>{% if r.href %}<a href="{{ url(r.href) }}">steps</a>{% endif %}</td></tr>
   {% endfor %}
-"""  # noqa: E501
+"""
 OLD_PAIRS = """{% from "_macros.html" import n %}
   {% for p in pairs %}
     <tr><td>{{ p.batch }}</td><td>{{ p.comparison }}</td>{{ n(p.trial, num) }}{{ n(p.tdi, ratio) }}{{ n(p.wei_change, signed) }}{{ n(p.rsr, ratio) }}{{ n(p.stagnant_loops, num) }}{{ n(p.candidate_repeats, num) }}{{ n(p.cost_delta, pct) }}<td>{% if p.href %}<a href="{{ url(p.href) }}">diff</a>{% endif %}</td></tr>
   {% endfor %}
-"""  # noqa: E501
+"""
 
 RENDERER = Renderer()
 URL = page_url("tasks/s/t.html")
