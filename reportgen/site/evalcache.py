@@ -97,7 +97,7 @@ def cache_salt(con: duckdb.DuckDBPyConnection, redaction: object) -> str:
     that may override them)."""
     from reportgen.formats.pricing import load_table
     from reportgen.gating.thresholds import find_config
-    from reportgen.site.render import _fingerprint
+    from reportgen.site.render import files_fingerprint
 
     package = Path(__file__).resolve().parent.parent
     try:
@@ -109,7 +109,7 @@ def cache_salt(con: duckdb.DuckDBPyConnection, redaction: object) -> str:
     config = find_config()
     overrides = hashlib.sha256(config.read_bytes()).hexdigest() if config else ""
     said = [
-        _fingerprint(*(package / name for name in EVALUATION_CODE)),
+        files_fingerprint(*(package / name for name in EVALUATION_CODE)),
         schema,
         repr(redaction),
         overrides,
