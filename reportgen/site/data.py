@@ -19,7 +19,7 @@ from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.records import PairRecord
 from reportgen.evaluation import Judging, evaluate_labels, judged
 from reportgen.site import paths
-from reportgen.site.evalcache import EvaluationCache, every_night
+from reportgen.site.evalcache import EvaluationCache, NightResult, every_night
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
 from reportgen.spend import SpendReport, avoidable_spend
@@ -54,6 +54,7 @@ class Comparison:
     pair_of_run: dict[str, PairInfo]
     repeat_tdi: dict[str, float]
     latest: Evaluation | None = None  # the latest night's evaluation, as `gate` makes it
+    nights: Mapping[str | None, NightResult] = field(default_factory=dict)  # evalcache.py
 
     @property
     def name(self) -> str:
@@ -88,6 +89,7 @@ class SiteData:
     chosen_by: str = ""  # how the comparisons were chosen, in words for the index
     redact_notes: bool = True  # README notes redacted after rendering too (build's policy)
     reliability: list[ReliabilityProfile] = field(default_factory=list)  # per suite, label, night
+    nights: Mapping[str | None, NightResult] = field(default_factory=dict)  # the comparison's
 
     def for_comparison(self, comparison: Comparison) -> SiteData:
         """This data with ``comparison`` as its baseline/candidate (nothing copied)."""
@@ -100,6 +102,7 @@ class SiteData:
             pair_of_run=comparison.pair_of_run,
             repeat_tdi=comparison.repeat_tdi,
             latest=comparison.latest,
+            nights=comparison.nights,
         )
 
     @cached_property
@@ -193,14 +196,14 @@ def _pairs(
     cand: str,
     step_nights: Collection[str] | None,
     cache: EvaluationCache | None,
-) -> tuple[list[PairInfo], list[Unpaired], Evaluation | None]:
+) -> tuple[list[PairInfo], list[Unpaired], Evaluation | None, dict[str | None, NightResult]]:
     """The two labels evaluated night by night (every pair with its metrics and outcomes, the
     unpaired runs; the trajectory findings of the pairs of ``step_nights``, whose pair pages
     show them), and the latest night evaluated on its own, as ``reportgen gate`` evaluates
     it (its verdicts, headline and each task's noise floor of divergence). Nights unchanged
     since ``cache`` was written are read from it (evalcache.py)."""
     night_of = {run_id: run["batch"] for run_id, run in runs_by_id.items()}
-    every = every_night(con, base, cand, night_of, step_nights, cache)
+    every, nights = every_night(con, base, cand, night_of, step_nights, cache)
     latest = None
     if every.pairs:
         night = max(runs_by_id[p["baseline_run_id"]]["batch"] for p in every.pairs)
@@ -231,7 +234,7 @@ def _pairs(
                 or run_text.title(run["meta"]),
             )
         )
-    return infos, every.unpaired, latest
+    return infos, every.unpaired, latest, nights
 
 
 def _latest_night(
@@ -292,13 +295,13 @@ def _comparison(
     cache: EvaluationCache | None,
 ) -> Comparison:
     """One label pair's comparison (see ``_pairs``)."""
-    pairs, unpaired, latest = _pairs(con, runs_by_id, base, cand, step_nights, cache)
+    pairs, unpaired, latest, nights = _pairs(con, runs_by_id, base, cand, step_nights, cache)
     of_run: dict[str, PairInfo] = {}
     for info in pairs:
         of_run[info.baseline_run_id] = info
         of_run[info.candidate_run_id] = info
     floors = {} if latest is None else latest.repeat_tdi
-    return Comparison(base, cand, pairs, unpaired, of_run, floors, latest)
+    return Comparison(base, cand, pairs, unpaired, of_run, floors, latest, nights)
 
 
 def _runs_of(runs: Sequence[Mapping[str, Any]], nights: Collection[str | None]) -> list[str]:
@@ -339,6 +342,7 @@ def load_site_data(
         pair_of_run=main.pair_of_run,
         repeat_tdi=main.repeat_tdi,
         latest=main.latest,
+        nights=main.nights,
         comparisons=comparisons,
         chosen_by=chosen_by,
     )
