@@ -149,3 +149,31 @@ def test_a_changed_night_or_policy_rewrites_its_units(tmp_path: Path, small_bloc
     assert all(_inode(site / f) != inodes.get(f) for files in final.values() for f in files)
     assert Index(site).query("zebra") == []  # step output is blanked without payloads
     assert len(Index(site).query("write_file")) == 4
+
+
+def test_the_index_reads_the_redacted_rows(tmp_path: Path) -> None:
+    """The index reads only the units' rows, redacted as every page is: a secret in a step's
+    output and in a run's id is in no word, and the run is found under its redacted id."""
+    key = "sk-ant-api03-" + "q" * 40
+    run = make_run(
+        "t1",
+        label="baseline",
+        suite="s",
+        run_id=f"run-{key}",
+        steps=[make_step("read_file", output=f"walrus token {key}")],
+    )
+    src = tmp_path / "secret.jsonl"
+    src.write_text(json.dumps(run) + "\n", encoding="utf-8")
+    db = tmp_path / "a.duckdb"
+    ingest([src], db, batch=NIGHTS[0])
+    _night(tmp_path, db, NIGHTS[1])
+    site = tmp_path / "site"
+    build_site(db, site, build_time=BUILD_TIME)
+    index = Index(site)
+    words = index.words()
+    assert "walrus" in words and not any("q" * 30 in w or "api03" in w for w in words)
+    (hit,) = index.query("walrus")
+    shown = index.run(hit)[3]
+    assert key not in shown and "[REDACTED]" in shown
+    assert hit - hit % 1_000_000 in index.query("t1 baseline")  # the run itself
+    assert all(key not in f.read_text() for f in (site / "search").iterdir())

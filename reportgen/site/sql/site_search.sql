@@ -3,8 +3,9 @@
 --   run_no * 1000000 + idx + 1 (run_no: the run's number within its unit; idx -1 for a match
 --   in the run itself, so 0 means "the run").
 -- Needs: temp table rg_search_runs (unit, run_no, run_id, steps: whether the run's steps are
---   indexed), made by reportgen.site.search from the runs of the units it indexes; archive
---   tables steps, runs (or the redacted views shadowing them).
+--   indexed), made by reportgen.site.search from the runs of the units it indexes; temp
+--   views rg_search_run_rows (those runs) and rg_search_steps (the steps of those whose
+--   steps are indexed), as the session sees them (redacted: search.py).
 -- Words are 2 to 40 characters of [a-z0-9_], lower-cased, from a step's action, input, output
 -- and status, and from a run's task id, suite, label, batch, meta and output.
 -- Long texts count by their first 4,000 characters; words of only digits longer than 6 are
@@ -13,13 +14,13 @@ WITH texts AS (
     SELECT r.unit, r.run_no, s.idx,
            lower(concat_ws(' ', s.action, s.status, left(CAST(s.input AS VARCHAR), 4000),
                            left(CAST(s.output AS VARCHAR), 4000), s.error)) AS text
-    FROM steps AS s JOIN rg_search_runs AS r USING (run_id)
+    FROM rg_search_steps AS s JOIN rg_search_runs AS r USING (run_id)
     WHERE r.steps
     UNION ALL
     SELECT r.unit, r.run_no, -1 AS idx,
            lower(concat_ws(' ', x.task_id, x.suite, x.label, x.batch,
                            left(CAST(x.meta AS VARCHAR), 4000), left(x.output, 4000))) AS text
-    FROM runs AS x JOIN rg_search_runs AS r USING (run_id)
+    FROM rg_search_run_rows AS x JOIN rg_search_runs AS r USING (run_id)
 ),
 
 words AS (
