@@ -60,7 +60,7 @@
     });
     Object.keys(m.units).forEach(function (unit) {
       var set = {}, text = String(m.units[unit]);
-      for (var i = 0; i + 2 <= text.length; i += 2) set[text.slice(i, i + 2)] = true;
+      for (var i = 0; i + m.prefix <= text.length; i += m.prefix) set[text.slice(i, i + m.prefix)] = true;
       prefixes[unit] = set;
     });
     meta = m;
@@ -85,7 +85,7 @@
   function postings(word) {
     var hits = {};
     Object.keys(segments).forEach(function (unit) {
-      var shard = shards[word.slice(0, 2) + "." + unit] || {};
+      var shard = shards[word.slice(0, meta.prefix) + "." + unit] || {};
       Object.keys(shard).forEach(function (w) {
         if (w.lastIndexOf(word, 0) !== 0) return;
         shard[w].forEach(function (p) {
@@ -226,7 +226,7 @@
     }
     var needed = {};
     ws.forEach(function (w) {
-      var prefix = w.slice(0, 2);
+      var prefix = w.slice(0, meta.prefix);
       Object.keys(prefixes).forEach(function (unit) {
         var name = prefix + "." + unit;
         if (!shards[name] && prefixes[unit][prefix]) needed[name] = true;

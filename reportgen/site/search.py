@@ -15,8 +15,10 @@ computes the words of the new night and of the newest block only, and links the 
 the previous site.
 
 Files: ``search/meta.js`` (every night, newest first, with its number of runs and its unit,
-and each unit's word prefixes), per unit ``U``: ``search/w-<xx>.U.js`` (the words starting
-with ``xx`` and their postings, packed as the step data is: stepdata.pack_json),
+and each unit's word prefixes), per unit ``U``: ``search/w-<x>.U.js`` (the words starting
+with ``x``, ``PREFIX`` characters, and their postings, packed as the step data is:
+stepdata.pack_json; a query loads one per unit, so they are coarse: two-character shards
+would make a year's index 6,400 files),
 ``search/runs-U-<k>.js`` (each run's page, title, trial and id, in chunks of
 ``RUNS_PER_CHUNK``) and ``search/docs-U-<k>.js`` (the text a run's hit shows a snippet of, in
 chunks of ``DOCS_PER_CHUNK`` runs). A step's hit shows a snippet of the step's text from its
@@ -50,6 +52,7 @@ RUNS_PER_CHUNK = 500
 DOCS_PER_CHUNK = 20  # runs per docs file: a page of hits loads a few small files
 STEP_CODE = 1_000_000  # a run has fewer steps than this (the posting's idx part)
 BLOCK_NIGHTS = 32  # older nights (runs only) per unit
+PREFIX = 1  # a unit's words are sharded by their first character (a query loads a shard per unit)
 SEARCH_FORMAT = 2
 #: The code a unit's files are made by (its key hashes these files).
 _CODE = (
@@ -251,7 +254,7 @@ class _Index:
             words.column("postings").to_pylist(),
             strict=True,
         ):
-            shards[unit][word[:2]][word] = postings
+            shards[unit][word[:PREFIX]][word] = postings
         texts: dict[str, dict[int, dict[str, list[str | None]]]] = {
             n: defaultdict(dict) for n in names
         }
@@ -310,7 +313,7 @@ def _rebase(sql: str | None, table: str, database: str) -> tuple[str, str] | Non
 
 
 def _prefixes(files: Iterable[str], name: str) -> str:
-    """A unit's word prefixes, concatenated (each two characters), from its file names."""
+    """A unit's word prefixes, concatenated (each ``PREFIX`` characters), from its file names."""
     tail = f".{name}.js"
     return "".join(sorted(f[len("search/w-") : -len(tail)] for f in files if f.endswith(tail)))
 
@@ -349,6 +352,7 @@ def write_search(
     meta = {
         "nights": [list(n) for n in nights],
         "units": prefixes,
+        "prefix": PREFIX,
         "runs_per_chunk": RUNS_PER_CHUNK,
         "docs_per_chunk": DOCS_PER_CHUNK,
         "step_code": STEP_CODE,

@@ -40,6 +40,7 @@ class Index:
         self.site = site
         self.meta: dict[str, Any] = _call(site, "meta", "RG_SEARCH_META")[0]
         self.code: int = self.meta["step_code"]
+        self.n: int = self.meta["prefix"]  # characters of a shard's prefix
         self.segments: dict[str, list[tuple[int, int, int]]] = {}  # local, site, runs
         local: dict[str, int] = {}
         at = 0
@@ -57,11 +58,11 @@ class Index:
         return found
 
     def shard(self, prefix: str) -> dict[str, list[int]]:
-        """The words of ``prefix`` with their postings as the site numbers them (from the
+        """The words beginning with ``prefix`` with their postings as the site numbers them (from the
         shard of each unit meta.js says holds words of that prefix)."""
         words: dict[str, list[int]] = {}
         for unit, held in self.meta["units"].items():
-            if prefix not in [held[i : i + 2] for i in range(0, len(held), 2)]:
+            if prefix not in [held[i : i + self.n] for i in range(0, len(held), self.n)]:
                 assert not (self.site / "search" / f"w-{prefix}.{unit}.js").exists()
                 continue
             name, packed = _call(self.site, f"w-{prefix}.{unit}", "RG_SEARCH_SHARD")
@@ -72,14 +73,16 @@ class Index:
 
     def words(self) -> dict[str, list[int]]:
         """Every word of the index."""
-        prefixes = {h[i : i + 2] for h in self.meta["units"].values() for i in range(0, len(h), 2)}
+        n = self.n
+        prefixes = {h[i : i + n] for h in self.meta["units"].values() for i in range(0, len(h), n)}
         return {w: p for prefix in sorted(prefixes) for w, p in self.shard(prefix).items()}
 
     def query(self, text: str) -> list[int]:
         """The hits of a query, in the order the box shows them (static/search.js)."""
         found: set[int] | None = None
         for typed in WORD.findall(text.lower()):
-            hits = {p for w, ps in self.shard(typed[:2]).items() if w.startswith(typed) for p in ps}
+            shard = self.shard(typed[: self.n])
+            hits = {p for w, ps in shard.items() if w.startswith(typed) for p in ps}
             found = hits if found is None else found & hits
         return sorted(found or ())
 
@@ -149,7 +152,8 @@ def _reference_query(db: Path, query: str) -> list[int]:
 
 @pytest.mark.parametrize("word", ["error", "test", "migration", "timeout", "nightly"])
 def test_postings_equal_a_direct_scan(demo_db: Path, demo_site: Site, word: str) -> None:
-    assert Index(demo_site[0]).shard(word[:2]).get(word, []) == _reference(demo_db, word)
+    index = Index(demo_site[0])
+    assert index.shard(word[: index.n]).get(word, []) == _reference(demo_db, word)
 
 
 @pytest.mark.parametrize("query", ["pass", "te mig", "nightly error", "read a", "ti"])
@@ -175,7 +179,7 @@ def test_hits_carry_snippet_text_newest_night_first(demo_db: Path, demo_site: Si
     its run's trial."""
     site = demo_site[0]
     index = Index(site)
-    postings = index.shard("mi")["migration"]
+    postings = index.shard("migration"[: index.n])["migration"]
     con = duckdb.connect(str(demo_db), read_only=True)
     try:
         nights = []
