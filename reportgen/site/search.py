@@ -329,7 +329,8 @@ def write_search(
     only for the runs of ``with_steps`` (default all: those with a step page). A unit whose
     key (see the module's docstring) is that of the previous site is linked from it.
     ``policy``: the redaction policy the session's views apply (its repr keys every unit).
-    The units are not pages: the writer's page counts are left as they were."""
+    The units are not pages: the writer's page counts (written, skipped, removed) leave
+    them out."""
     stepped = {r["run_id"] for r in (runs if with_steps is None else with_steps)}
     nights, members = units(runs, stepped)
     index = _Index(con, members, stepped)
@@ -349,6 +350,8 @@ def write_search(
         writer.page(page[name], keys[name], partial(index.render, name))
         prefixes[name] = _prefixes(writer.entries[page[name]]["files"], name)
     writer.written, writer.skipped = written, skipped
+    for gone in [p for p in writer.previous if p.startswith("search/") and p not in writer.entries]:
+        del writer.previous[gone]  # a unit that went away is no page removed
     meta = {
         "nights": [list(n) for n in nights],
         "units": prefixes,

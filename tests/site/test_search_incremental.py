@@ -93,8 +93,10 @@ def test_one_more_night_links_every_older_unit(tmp_path: Path, small_blocks: Non
     assert sorted(before) == sorted(["b0", "b1", *(u for u in before if u.startswith("n"))])
     assert len(before) == 4
     inodes = {f: _inode(site / f) for files in before.values() for f in files}
-    build_site(new_db, site, build_time=BUILD_TIME, keep_nights=2)
+    report = build_site(new_db, site, build_time=BUILD_TIME, keep_nights=2)
     after = _unit_files(site)
+    assert report.removed == 0  # night 5's unit went away: units are not pages
+    assert report.written + report.skipped == report.pages
     # night 5 left the kept window: it joins block b2; night 7 is a unit of its own
     index = Index(site)
     units = {night: unit for night, _runs, unit in index.meta["nights"]}
