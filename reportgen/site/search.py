@@ -65,12 +65,7 @@ _CODE = (
 )
 
 
-_VIEWS = (
-    "rg_search_run_rows",
-    "rg_search_steps",
-    "rg_search_stored_runs",
-    "rg_search_stored_steps",
-)
+_VIEWS = ("rg_search_run_rows", "rg_search_steps")
 
 
 class Writer(Protocol):
@@ -181,47 +176,26 @@ class _Index:
             self.con.unregister("rg_search_runs_arrow")
             for view in _VIEWS:
                 self.con.execute(f"DROP VIEW IF EXISTS {view}")
-            self.con.execute("DROP TABLE IF EXISTS rg_search_ids")
             self.con.execute("DROP TABLE IF EXISTS rg_search_runs")
 
     def _views(self) -> None:
-        """The rows of rg_search_runs' runs, and of the steps of those whose steps are
-        indexed, as temp views: rg_search_run_rows and rg_search_steps as the session sees
-        them (redacted), rg_search_stored_runs and rg_search_stored_steps as stored (with
-        ``shown_id``, the run's id as the site shows it), for the keys. Through the redacted
-        views shadowing ``runs`` and ``steps`` (redaction.py), a join would redact every row
-        of the archive before keeping a night's: here the views' own expressions are applied
-        to the stored rows of those runs only (found by their stored ids). Views of another
-        form than redaction.py's are read as they are (the same rows, slower)."""
+        """Temp views rg_search_run_rows and rg_search_steps: the rows of rg_search_runs'
+        runs, and the steps of those whose steps are indexed, as the session sees them
+        (redacted: redaction.py). Their run ids are a list in a session variable, a filter
+        that reaches the stored tables through the redacted views (a join would redact every
+        row of the archive before keeping a night's)."""
         con = self.con
-        database = str(con.execute("SELECT current_database()").fetchall()[0][0])
-        runs = _rebase(_view_sql(con, "runs"), "runs", database)
-        steps = _rebase(_view_sql(con, "steps"), "steps", database)
-        if runs is None or steps is None:  # read the session's tables as they are
-            runs, steps = ("SELECT *", "runs"), ("SELECT *", "steps")
-        ids = f"{runs[0]} FROM (SELECT *, run_id AS rg_raw_id FROM {runs[1]})"
+        for name, where in (("rg_search_all", ""), ("rg_search_stepped", " WHERE steps")):
+            con.execute(
+                f"SET VARIABLE {name} = (SELECT coalesce(list(run_id), []) FROM rg_search_runs{where})"
+            )
         con.execute(
-            "CREATE TEMP TABLE rg_search_ids AS SELECT v.rg_raw_id AS raw_id, r.run_id, r.steps "
-            f"FROM ({ids}) AS v JOIN rg_search_runs AS r USING (run_id)"
-        )
-        stepped = "(SELECT raw_id FROM rg_search_ids WHERE steps)"
-        every = "(SELECT raw_id FROM rg_search_ids)"
-        con.execute(
-            f"CREATE TEMP VIEW rg_search_run_rows AS {runs[0]} "
-            f"FROM (SELECT * FROM {runs[1]} WHERE run_id IN {every})"
+            "CREATE TEMP VIEW rg_search_run_rows AS SELECT * FROM runs "
+            "WHERE list_contains(getvariable('rg_search_all'), run_id)"
         )
         con.execute(
-            f"CREATE TEMP VIEW rg_search_steps AS {steps[0]} "
-            f"FROM (SELECT * FROM {steps[1]} WHERE run_id IN {stepped})"
-        )
-        con.execute(
-            "CREATE TEMP VIEW rg_search_stored_runs AS SELECT i.run_id AS shown_id, x "
-            f"FROM {runs[1]} AS x JOIN rg_search_ids AS i ON x.run_id = i.raw_id"
-        )
-        con.execute(
-            "CREATE TEMP VIEW rg_search_stored_steps AS SELECT i.run_id AS shown_id, s.* "
-            f"FROM {steps[1]} AS s JOIN rg_search_ids AS i ON s.run_id = i.raw_id "
-            "WHERE i.steps"
+            "CREATE TEMP VIEW rg_search_steps AS SELECT * FROM steps "
+            "WHERE list_contains(getvariable('rg_search_stepped'), run_id)"
         )
 
     def keys(self, salt: str) -> dict[str, str]:
@@ -285,31 +259,6 @@ class _Index:
         if name not in self.files:  # the previous site lacked a file: compute it now
             self.compute([name])
         return self.files.pop(name)
-
-
-def _view_sql(con: duckdb.DuckDBPyConnection, table: str) -> str | None:
-    """The SQL of the temp view shadowing ``table`` in this session, if any."""
-    rows = con.execute(
-        "SELECT sql FROM duckdb_views() WHERE temporary AND view_name = ?", [table]
-    ).fetchall()
-    return str(rows[0][0]) if rows else None
-
-
-def _rebase(sql: str | None, table: str, database: str) -> tuple[str, str] | None:
-    """The select list of the view ``sql`` shadowing ``table`` (``SELECT ... FROM
-    <database>.main.<table>``, as redaction.py makes it) and the stored table it reads;
-    ``("SELECT *", table)`` without a view; None for a view of another form."""
-    if sql is None:
-        return "SELECT *", table
-    head = f"CREATE TEMP VIEW {table} AS "
-    text = sql.strip().removesuffix(";")
-    at = text.rfind(" FROM ")
-    if not text.startswith(head) or at < 0:
-        return None
-    source = text[at + len(" FROM ") :]
-    if source.replace('"', "") != f"{database}.main.{table}":
-        return None
-    return text[len(head) : at], source
 
 
 def _prefixes(files: Iterable[str], name: str) -> str:
