@@ -1,15 +1,20 @@
 /* The index's search box: finds runs and steps by the words of their text (step input and
    output, errors, tool names, task ids, run metadata). The index is split into small script
-   files under search/ (a <script src> works from file://, fetch() of a local file does not);
-   only the shards of the words typed, and the run and text chunks of the results shown (a
-   step's text from its run's step data script, <run>.steps.js), are loaded. Each hit shows
-   its run, the step's action, status and trial, and a snippet of the matched text with the words typed marked; hits come newest night first, PAGE at a time
-   ("more" shows the next ones). Every value is written with textContent or as a text node:
-   nothing from the data is parsed as HTML. */
+   files under search/ (a <script src> works from file://, fetch() of a local file does not),
+   by unit (a night, or a block of older nights: reportgen/site/search.py); only the shards
+   of the words typed (one per unit holding words of that prefix), and the run and text
+   chunks of the results shown (a step's text from its run's step data script,
+   <run>.steps.js), are loaded. A unit numbers its runs from 0; meta.js lists the nights,
+   newest first, with their units, so each hit gets the site's number (newest night first).
+   Each hit shows its run, the step's action, status and trial, and a snippet of the matched
+   text with the words typed marked; hits come newest night first, PAGE at a time ("more"
+   shows the next ones). Every value is written with textContent or as a text node: nothing
+   from the data is parsed as HTML. */
 (function () {
   "use strict";
   var PAGE = 50, BEFORE = 60, AFTER = 160;
   var meta = null, shards = {}, runChunks = {}, docChunks = {}, stepChunks = {}, waiting = {};
+  var segments = {}, prefixes = {}, where = {};  /* per unit: [localStart, siteStart, runs] */
   var found = [], shown = PAGE, current = "";
   var root = document.querySelector("[data-search-root]");
   if (!root) return;
@@ -44,18 +49,50 @@
     });
     return out;
   }
-  window.RG_SEARCH_META = function (m) { meta = m; };
+  window.RG_SEARCH_META = function (m) {
+    var at = 0, local = {};
+    m.nights.forEach(function (n) {  /* [night, runs, unit], newest first */
+      var unit = String(n[2]);
+      if (!segments[unit]) { segments[unit] = []; local[unit] = 0; }
+      segments[unit].push([local[unit], at, n[1]]);
+      local[unit] += n[1];
+      at += n[1];
+    });
+    Object.keys(m.units).forEach(function (unit) {
+      var set = {}, text = String(m.units[unit]);
+      for (var i = 0; i + m.prefix <= text.length; i += m.prefix) set[text.slice(i, i + m.prefix)] = true;
+      prefixes[unit] = set;
+    });
+    meta = m;
+  };
   window.RG_SEARCH_SHARD = function (name, packed) { shards[name] = window.rgUnpack(packed); };
-  window.RG_SEARCH_RUNS = function (k, runs) { runChunks[k] = runs; };
-  window.RG_SEARCH_DOCS = function (k, docs) { docChunks[k] = docs; };
+  window.RG_SEARCH_RUNS = function (unit, k, runs) { runChunks[unit + "-" + k] = runs; };
+  window.RG_SEARCH_DOCS = function (unit, k, docs) { docChunks[unit + "-" + k] = docs; };
+  /* A unit's posting as the site's (runs numbered newest night first), or -1. */
+  function siteNo(unit, p) {
+    var run = Math.floor(p / meta.step_code), segs = segments[unit] || [];
+    for (var i = 0; i < segs.length; i++) {
+      if (run >= segs[i][0] && run < segs[i][0] + segs[i][2]) {
+        return (segs[i][1] + run - segs[i][0]) * meta.step_code + p % meta.step_code;
+      }
+    }
+    return -1;
+  }
 
   function words(query) {
     return (query.toLowerCase().match(/[a-z0-9_]{2,40}/g) || []);
   }
   function postings(word) {
-    var shard = shards[word.slice(0, 2)] || {}, hits = {};
-    Object.keys(shard).forEach(function (w) {
-      if (w.lastIndexOf(word, 0) === 0) shard[w].forEach(function (p) { hits[p] = true; });
+    var hits = {};
+    Object.keys(segments).forEach(function (unit) {
+      var shard = shards[word.slice(0, meta.prefix) + "." + unit] || {};
+      Object.keys(shard).forEach(function (w) {
+        if (w.lastIndexOf(word, 0) !== 0) return;
+        shard[w].forEach(function (p) {
+          var n = siteNo(unit, p);
+          if (n >= 0) { hits[n] = true; where[n] = [unit, p]; }
+        });
+      });
     });
     return hits;
   }
@@ -109,8 +146,10 @@
   function needFiles(hits) {
     var names = {};
     hits.forEach(function (p) {
-      var runNo = Math.floor(p / meta.step_code), idx = p % meta.step_code - 1;
-      var r = Math.floor(runNo / meta.runs_per_chunk), d = Math.floor(runNo / meta.docs_per_chunk);
+      var unit = where[p][0], runNo = Math.floor(where[p][1] / meta.step_code);
+      var idx = p % meta.step_code - 1;
+      var r = unit + "-" + Math.floor(runNo / meta.runs_per_chunk);
+      var d = unit + "-" + Math.floor(runNo / meta.docs_per_chunk);
       if (!runChunks[r]) {
         names[index("runs-" + r)] = function () { runChunks[r] = runChunks[r] || []; };
         return;
@@ -126,11 +165,12 @@
     return names;
   }
   function hit(p, ws) {
-    var runNo = Math.floor(p / meta.step_code), idx = p % meta.step_code - 1;
-    var run = runChunks[Math.floor(runNo / meta.runs_per_chunk)][runNo % meta.runs_per_chunk];
+    var unit = where[p][0], local = where[p][1], runNo = Math.floor(local / meta.step_code);
+    var idx = p % meta.step_code - 1;
+    var run = runChunks[unit + "-" + Math.floor(runNo / meta.runs_per_chunk)][runNo % meta.runs_per_chunk];
     if (!run) return null;
-    var doc = (idx >= 0 ? stepChunks[run[3]][idx] : docChunks[Math.floor(runNo / meta.docs_per_chunk)][p])
-      || [null, null, ""];
+    var doc = (idx >= 0 ? stepChunks[run[3]][idx]
+      : docChunks[unit + "-" + Math.floor(runNo / meta.docs_per_chunk)][local]) || [null, null, ""];
     var li = document.createElement("li"), a = document.createElement("a");
     a.href = base + run[0] + (idx >= 0 ? "#step-" + idx : "");
     a.textContent = run[1] + (idx >= 0 ? " — step " + idx : " — run");
@@ -186,8 +226,11 @@
     }
     var needed = {};
     ws.forEach(function (w) {
-      var name = w.slice(0, 2);
-      if (!shards[name] && meta.shards[name]) needed[name] = true;
+      var prefix = w.slice(0, meta.prefix);
+      Object.keys(prefixes).forEach(function (unit) {
+        var name = prefix + "." + unit;
+        if (!shards[name] && prefixes[unit][prefix]) needed[name] = true;
+      });
     });
     var names = Object.keys(needed);
     if (!names.length) { found = matches(query); shown = PAGE; show(query); return; }

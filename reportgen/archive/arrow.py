@@ -37,7 +37,7 @@ def text_buffers(
     """A text column as its offsets (int64: text k is ``data[off[k]:off[k + 1]]``) and bytes;
     a NULL reads as an empty text. Read from the buffers, not cast: a cast imports
     pyarrow.compute (~30 ms a process)."""
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    arr = combined(column) if isinstance(column, pa.ChunkedArray) else column
     if pa.types.is_string(arr.type) or pa.types.is_binary(arr.type):
         width: type[np.signedinteger[Any]] = np.int32
     else:
@@ -103,10 +103,16 @@ def _bitmap(flags: npt.NDArray[np.bool_]) -> pa.Buffer:
     return pa.py_buffer(np.packbits(flags, bitorder="little"))
 
 
+def combined(column: pa.ChunkedArray) -> pa.Array:
+    """The column's chunks as one array (``combine_chunks`` imports pandas when installed)."""
+    chunks = column.chunks
+    return pa.concat_arrays(chunks) if chunks else pa.nulls(0, column.type)
+
+
 def to_numpy(column: pa.Array | pa.ChunkedArray, fill: Any = 0) -> npt.NDArray[Any]:
     """An integer, float or boolean column as numpy, NULLs as ``fill``, read from its buffers
     (``to_numpy`` and ``fill_null`` import pandas when it is installed; see ``strings``)."""
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    arr = combined(column) if isinstance(column, pa.ChunkedArray) else column
     data = arr.buffers()[1]
     if pa.types.is_boolean(arr.type):
         raw = np.zeros(0, np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)

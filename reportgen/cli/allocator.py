@@ -18,11 +18,21 @@ from contextlib import contextmanager
 
 M_TRIM_THRESHOLD = -1
 """glibc's mallopt parameter (malloc.h): free memory at the heap's top past this is trimmed."""
+M_MMAP_THRESHOLD = -3
+"""glibc's mallopt parameter: a block this large or larger is mapped apart (mmap), and
+unmapped when freed: each use of it faults its pages in afresh."""
 TRIM_THRESHOLD_BYTES = 2**31 - 1
 """Trim only past 2 GB (the largest value mallopt takes): a compare keeps its heap between
 batches."""
 DEFAULT_TRIM_THRESHOLD_BYTES = 128 * 1024
 """glibc's own M_TRIM_THRESHOLD, restored after."""
+MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024
+"""Map apart only blocks of 32 MB or more (the largest value mallopt takes on 64 bits): setting
+M_TRIM_THRESHOLD stops glibc from raising its threshold of 128 KB itself, and the text
+buffers of each batch compare writes (a few MB each) would otherwise be mapped, unmapped and
+faulted in again batch after batch."""
+DEFAULT_MMAP_THRESHOLD_BYTES = 128 * 1024
+"""glibc's own initial M_MMAP_THRESHOLD, restored after."""
 
 
 @contextmanager
@@ -36,12 +46,14 @@ def keep_freed_memory() -> Iterator[None]:
     mallopt = _glibc_mallopt()
     if mallopt is not None:
         mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES)
+        mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
     try:
         yield
     finally:
         pa.set_memory_pool(pool)
         if mallopt is not None:
             mallopt(M_TRIM_THRESHOLD, DEFAULT_TRIM_THRESHOLD_BYTES)
+            mallopt(M_MMAP_THRESHOLD, DEFAULT_MMAP_THRESHOLD_BYTES)
 
 
 def _glibc_mallopt() -> Callable[[int, int], int] | None:

@@ -13,6 +13,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from reportgen.archive.arrow import numbers, to_numpy
 from reportgen.convergence.ranges import ranges, run_starts
 from reportgen.convergence.token_ids import words_at
 
@@ -69,15 +70,17 @@ def identical_pairs(outputs: pa.LargeStringArray, row_off: I64, token_sum: I64) 
     multi = np.flatnonzero(copies > 1)
     at, cls = ranges(starts[multi], copies[multi])
     rows, firsts = order[at], order[starts[multi]][cls]
-    equal = pc.equal(outputs.take(pa.array(rows)), outputs.take(pa.array(firsts)))
+    equal = pc.equal(
+        outputs.take(numbers(rows, pa.int64())), outputs.take(numbers(firsts, pa.int64()))
+    )
     failed = np.zeros(len(multi), dtype=bool)
-    failed[cls[~np.asarray(equal, dtype=bool)]] = True
+    failed[cls[~to_numpy(equal, fill=False)]] = True
     ok = multi[~failed]
     np.add.at(same, group[order[starts[ok]]], copies[ok] * (copies[ok] - 1) // 2)
     redo = failed[cls]
     if redo.any():
-        texts = outputs.take(pa.array(rows[redo])).dictionary_encode().indices
-        key = np.sort(cls[redo] * len(outputs) + np.asarray(texts, dtype=np.int64))
+        texts = outputs.take(numbers(rows[redo], pa.int64())).dictionary_encode().indices
+        key = np.sort(cls[redo] * len(outputs) + to_numpy(texts).astype(np.int64))
         first = run_starts(key)
         dup = np.diff(np.append(first, len(key)))
         owner = group[order[starts[multi[key[first] // len(outputs)]]]]

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from reportgen._sql import load_sql
+from reportgen.archive.arrow import numbers, to_numpy
 
 __all__ = ["GROUP_KEYS", "GroupKey", "Members", "read_members"]
 
@@ -38,7 +39,7 @@ class Members:
 
     def keys(self) -> list[GroupKey]:
         """The (suite, label, task_id, batch) of every group, in order."""
-        first = self.table.select(list(GROUP_KEYS)).take(pa.array(self.offsets[:-1]))
+        first = self.table.select(list(GROUP_KEYS)).take(numbers(self.offsets[:-1], pa.int64()))
         cols = [first.column(k).to_pylist() for k in GROUP_KEYS]
         return list(zip(*cols, strict=True))
 
@@ -50,8 +51,7 @@ def _same_as_previous(table: pa.Table, columns: tuple[str, ...]) -> npt.NDArray[
         col = table.column(name)
         a, b = col.slice(1), col.slice(0, table.num_rows - 1)
         both_null = pc.and_(pc.is_null(a), pc.is_null(b))
-        eq = pc.fill_null(pc.or_kleene(pc.equal(a, b), both_null), False)
-        same &= np.asarray(eq, dtype=bool)
+        same &= to_numpy(pc.or_kleene(pc.equal(a, b), both_null), fill=False)
     return np.concatenate(([False], same)) if table.num_rows else np.zeros(0, dtype=bool)
 
 
@@ -64,12 +64,13 @@ def _in_order(table: pa.Table, columns: tuple[str, ...]) -> bool:
         col = table.column(name)
         prev, cur = col.slice(0, table.num_rows - 1), col.slice(1)
         prev_null, cur_null = pc.is_null(prev), pc.is_null(cur)
-        greater = pc.fill_null(pc.greater(prev, cur), False)
-        greater = pc.or_(greater, pc.and_(pc.invert(prev_null), cur_null))  # value before NULL
-        if (undecided & np.asarray(greater, dtype=bool)).any():
+        before_null = pc.and_(pc.invert(prev_null), cur_null)  # a value before NULL
+        greater = to_numpy(pc.or_kleene(pc.greater(prev, cur), before_null), fill=False)
+        if (undecided & greater).any():
             return False
-        equal = pc.or_(pc.fill_null(pc.equal(prev, cur), False), pc.and_(prev_null, cur_null))
-        undecided &= np.asarray(equal, dtype=bool)
+        undecided &= to_numpy(
+            pc.or_kleene(pc.equal(prev, cur), pc.and_(prev_null, cur_null)), fill=False
+        )
     return True
 
 
@@ -93,7 +94,7 @@ def _break_ties(table: pa.Table, tied: npt.NDArray[np.bool_]) -> pa.Table:
         if e - s > 1:
             texts = outputs.slice(s, e - s).to_pylist()
             order[s:e] = s + np.array(sorted(range(e - s), key=texts.__getitem__))
-    return table.take(pa.array(order))
+    return table.take(numbers(order, pa.int64()))
 
 
 def group_rows(table: pa.Table, min_size: int = 2) -> Members:
@@ -105,7 +106,7 @@ def group_rows(table: pa.Table, min_size: int = 2) -> Members:
     sizes = np.diff(offsets)
     if (sizes < min_size).any():
         keep = np.repeat(sizes >= min_size, sizes)
-        table = table.filter(pa.array(keep))
+        table = table.filter(numbers(keep, pa.bool_()))
         sizes = sizes[sizes >= min_size]
         offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])

@@ -12,6 +12,8 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from reportgen.archive.arrow import numbers, to_numpy
+
 __all__ = ["dense_ids", "swar_token_ids", "token_ids", "words_at"]
 
 I64 = npt.NDArray[np.int64]
@@ -25,7 +27,7 @@ _HIGH = np.uint64(0x8080808080808080)
 def dense_ids(values: pa.Array) -> tuple[I64, int]:
     """Dense ids of equal values (Arrow's dictionary encoding) and how many distinct values."""
     encoded = pc.dictionary_encode(values)
-    return np.asarray(encoded.indices, dtype=np.int64), len(encoded.dictionary)
+    return to_numpy(encoded.indices).astype(np.int64), len(encoded.dictionary)
 
 
 def words_at(data: U8, at: I64) -> npt.NDArray[np.uint64]:
@@ -90,11 +92,11 @@ def swar_token_ids(data: U8, starts: I64) -> tuple[I64, int]:
         mask >>= np.uint64(7)
         mask -= np.uint64(1)
         keys &= mask
-        return dense_ids(pa.array(keys, type=pa.uint64()))
+        return dense_ids(numbers(keys, pa.uint64()))
     short = mask != 0
     keys &= (mask >> np.uint64(7)) - np.uint64(1)
     ids = np.empty(len(starts), dtype=np.int64)
-    ids[short], n_short = dense_ids(pa.array(keys[short], type=pa.uint64()))
+    ids[short], n_short = dense_ids(numbers(keys[short], pa.uint64()))
     long_starts = starts[~short]
     long_bytes = _long_bytes(data, long_starts, _long_lengths(data, long_starts))
     long_ids, n_long = dense_ids(long_bytes)
@@ -105,7 +107,7 @@ def swar_token_ids(data: U8, starts: I64) -> tuple[I64, int]:
 def _short_keys(data: U8, starts: I64, lengths: I64) -> pa.Array:
     """uint64 keys of tokens of at most 7 bytes: the bytes, and the length in the top byte."""
     words = words_at(data, starts) & _MASKS[lengths]
-    return pa.array(words | (lengths.astype(np.uint64) << np.uint64(56)), type=pa.uint64())
+    return numbers(words | (lengths.astype(np.uint64) << np.uint64(56)), pa.uint64())
 
 
 def _long_bytes(data: U8, starts: I64, lengths: I64) -> pa.Array:

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from reportgen._sql import load_sql
+from reportgen.archive.arrow import numbers, to_numpy
 from reportgen.archive.connection import define_step_hashes
 from reportgen.convergence.members import Members
 from reportgen.divergence import formulas
@@ -44,7 +45,10 @@ def member_table(members: Members) -> pa.Table:
     sizes = members.sizes
     gid = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     i = np.arange(int(members.offsets[-1]), dtype=np.int64) - members.offsets[gid]
-    return pa.table({"gid": gid, "i": i, "run_id": members.table.column("run_id")})
+    return pa.Table.from_arrays(
+        [numbers(gid, pa.int64()), numbers(i, pa.int64()), members.table.column("run_id")],
+        names=["gid", "i", "run_id"],
+    )
 
 
 def _pairs(con: duckdb.DuckDBPyConnection, paths: pa.Table) -> pa.Table:
@@ -68,9 +72,9 @@ def trajectory_convergence(
     finally:
         con.unregister(MEMBERS_VIEW)
     pairs = _pairs(con, paths.select(["gid", "i", "sigs"]))
-    gid = np.asarray(pairs.column("gid"), dtype=np.int64)
-    total = np.asarray(pairs.column("len_i"), dtype=np.int64) + np.asarray(pairs.column("len_j"))
-    lcs = np.asarray(pairs.column("lcs"), dtype=np.int64)
+    gid = to_numpy(pairs.column("gid")).astype(np.int64)
+    total = to_numpy(pairs.column("len_i")).astype(np.int64) + to_numpy(pairs.column("len_j"))
+    lcs = to_numpy(pairs.column("lcs")).astype(np.int64)
     tdi = formulas.tdi(lcs, total)
     by_group: dict[int, list[tuple[int, int, float]]] = {}
     for g, i, j, t in zip(

@@ -6,17 +6,30 @@ scorer's reason (``meta.scorer``); and the one name a person recognises a run or
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any
+
+import orjson
 
 #: Longest title shown; a longer first line of the goal is cut with "…".
 TITLE_CHARS = 80
 
 
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
 @lru_cache(maxsize=1 << 14)
 def _parsed(raw: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(raw) if raw else {}
+    try:  # orjson, but as json reads it: an integer past 64 bits stays an int (json's)
+        value = (
+            orjson.loads(raw) if raw and not _LONG_NUMBER.search(raw) else json.loads(raw or "{}")
+        )
+    except orjson.JSONDecodeError:  # what orjson refuses and json reads (NaN)
+        try:
+            value = json.loads(raw or "")
+        except (ValueError, RecursionError):
+            return {}
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}

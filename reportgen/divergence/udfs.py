@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 from duckdb.func import PythonUDFType
 from rapidfuzz.distance import LCSseq
 
+from reportgen.archive.arrow import numbers, strings, to_numpy
 from reportgen.divergence import _kernels
 
 IntArray = npt.NDArray[np.int64]
@@ -47,8 +48,21 @@ def dense_codes(values: npt.ArrayLike) -> IntArray:
     arr = np.asarray(values)
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64)
-    encoded = pc.dictionary_encode(pa.array(arr))
-    return _i64(encoded.indices.to_numpy(zero_copy_only=False))
+    return _i64(to_numpy(pc.dictionary_encode(_column(arr)).indices))
+
+
+def _column(arr: npt.NDArray[Any]) -> pa.Array:
+    """``arr`` as Arrow, built from buffers where it can be (``pa.array`` imports pandas)."""
+    if arr.dtype.kind in "iubf":
+        return numbers(arr, pa.from_numpy_dtype(arr.dtype))
+    values = arr.tolist()
+    if arr.dtype.kind in "OU" and all(isinstance(v, str) for v in values):
+        return strings(values)
+    if all(type(v) is int for v in values):  # hashes: DuckDB's are unsigned 64-bit
+        for kind in (pa.int64(), pa.uint64()):
+            with contextlib.suppress(OverflowError):
+                return numbers(np.array(values, dtype=kind.to_pandas_dtype()), kind)
+    return pa.array(arr)
 
 
 def _seg_ids(off: IntArray) -> IntArray:

@@ -44,7 +44,7 @@ from reportgen.site.retention import (
     pruned_runs,
     with_retention,
 )
-from reportgen.site.search import search_files
+from reportgen.site.search import write_search
 from reportgen.site.writer import SiteWriter, write_error
 
 
@@ -255,8 +255,7 @@ def build_site(
                 writer.file(FEED, feed_xml(data, nights, stamp, site_url))
             kept = kept_nights(data, keep_nights)
             searched = [r for r in data.runs if kept is None or r["batch"] in kept]
-            for rel, content in search_files(con, data.runs, searched).items():
-                writer.file(rel, content)
+            write_search(con, writer, data.runs, searched, policy)
         write_snapshot(
             con,
             writer.tmp / "data",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import duckdb
@@ -18,7 +19,7 @@ from reportgen.divergence.pairing import Unpaired
 from reportgen.divergence.records import PairRecord
 from reportgen.evaluation import Judging, evaluate_labels, judged
 from reportgen.site import paths
-from reportgen.site.evalcache import EvaluationCache, every_night
+from reportgen.site.evalcache import EvaluationCache, NightResult, every_night
 from reportgen.site.pages_convergence import ConvergenceData, load_convergence
 from reportgen.site.pages_iterations import IterationData, load_iterations
 from reportgen.spend import SpendReport, avoidable_spend
@@ -53,6 +54,7 @@ class Comparison:
     pair_of_run: dict[str, PairInfo]
     repeat_tdi: dict[str, float]
     latest: Evaluation | None = None  # the latest night's evaluation, as `gate` makes it
+    nights: Mapping[str | None, NightResult] = field(default_factory=dict)  # evalcache.py
 
     @property
     def name(self) -> str:
@@ -87,6 +89,7 @@ class SiteData:
     chosen_by: str = ""  # how the comparisons were chosen, in words for the index
     redact_notes: bool = True  # README notes redacted after rendering too (build's policy)
     reliability: list[ReliabilityProfile] = field(default_factory=list)  # per suite, label, night
+    nights: Mapping[str | None, NightResult] = field(default_factory=dict)  # the comparison's
 
     def for_comparison(self, comparison: Comparison) -> SiteData:
         """This data with ``comparison`` as its baseline/candidate (nothing copied)."""
@@ -99,11 +102,12 @@ class SiteData:
             pair_of_run=comparison.pair_of_run,
             repeat_tdi=comparison.repeat_tdi,
             latest=comparison.latest,
+            nights=comparison.nights,
         )
 
-    @property
+    @cached_property
     def suites(self) -> list[str]:
-        """Suite names, sorted."""
+        """Suite names, sorted (``runs`` is not changed once loaded)."""
         return sorted({r["suite"] for r in self.runs})
 
     @property
@@ -165,8 +169,8 @@ class NightSteps(Mapping[str, list[dict[str, Any]]]):
         if held is None:
             held = self._read[night] = defaultdict(list)
             if self._nights is None or night in self._nights:
-                params = {"nights": [] if night is None else [night], "no_night": night is None}
-                for step in _rows(self._con, "site_steps", params):
+                ids = sorted(r for r, n in self._night.items() if n == night)
+                for step in _rows(self._con, "site_steps", {"run_ids": ids}):
                     held[step["run_id"]].append(step)
         return held
 
@@ -192,14 +196,14 @@ def _pairs(
     cand: str,
     step_nights: Collection[str] | None,
     cache: EvaluationCache | None,
-) -> tuple[list[PairInfo], list[Unpaired], Evaluation | None]:
+) -> tuple[list[PairInfo], list[Unpaired], Evaluation | None, dict[str | None, NightResult]]:
     """The two labels evaluated night by night (every pair with its metrics and outcomes, the
     unpaired runs; the trajectory findings of the pairs of ``step_nights``, whose pair pages
     show them), and the latest night evaluated on its own, as ``reportgen gate`` evaluates
     it (its verdicts, headline and each task's noise floor of divergence). Nights unchanged
     since ``cache`` was written are read from it (evalcache.py)."""
     night_of = {run_id: run["batch"] for run_id, run in runs_by_id.items()}
-    every = every_night(con, base, cand, night_of, step_nights, cache)
+    every, nights = every_night(con, base, cand, night_of, step_nights, cache)
     latest = None
     if every.pairs:
         night = max(runs_by_id[p["baseline_run_id"]]["batch"] for p in every.pairs)
@@ -230,7 +234,7 @@ def _pairs(
                 or run_text.title(run["meta"]),
             )
         )
-    return infos, every.unpaired, latest
+    return infos, every.unpaired, latest, nights
 
 
 def _latest_night(
@@ -291,13 +295,19 @@ def _comparison(
     cache: EvaluationCache | None,
 ) -> Comparison:
     """One label pair's comparison (see ``_pairs``)."""
-    pairs, unpaired, latest = _pairs(con, runs_by_id, base, cand, step_nights, cache)
+    pairs, unpaired, latest, nights = _pairs(con, runs_by_id, base, cand, step_nights, cache)
     of_run: dict[str, PairInfo] = {}
     for info in pairs:
         of_run[info.baseline_run_id] = info
         of_run[info.candidate_run_id] = info
     floors = {} if latest is None else latest.repeat_tdi
-    return Comparison(base, cand, pairs, unpaired, of_run, floors, latest)
+    return Comparison(base, cand, pairs, unpaired, of_run, floors, latest, nights)
+
+
+def _runs_of(runs: Sequence[Mapping[str, Any]], nights: Collection[str | None]) -> list[str]:
+    """The ids of the runs of ``nights``."""
+    wanted = set(nights)
+    return [r["run_id"] for r in runs if r["batch"] in wanted]
 
 
 def load_site_data(
@@ -332,23 +342,21 @@ def load_site_data(
         pair_of_run=main.pair_of_run,
         repeat_tdi=main.repeat_tdi,
         latest=main.latest,
+        nights=main.nights,
         comparisons=comparisons,
         chosen_by=chosen_by,
     )
-    wanted_nights = {
-        "all_nights": step_nights is None,
-        "nights": [n for n in step_nights or () if n is not None],
-        "no_night": step_nights is not None and None in step_nights,
-    }
+    paged_ids = [] if step_nights is None else _runs_of(runs, step_nights)
+    paged_runs = {"all_runs": step_nights is None, "run_ids": paged_ids}
     data.step_hashes = {
-        r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes", wanted_nights)
+        r["run_id"]: r["steps_hash"] for r in _rows(con, "site_step_hashes", paged_runs)
     }
     data.suite_notes = _suite_notes(con)
     data.iterations = load_iterations(con)
     data.convergence = load_convergence(con)
     all_nights = {r["batch"] for r in runs}
     paged = all_nights if step_nights is None else all_nights & set(step_nights)
-    spent = None if paged == all_nights else [r["run_id"] for r in runs if r["batch"] in paged]
+    spent = None if paged == all_nights else _runs_of(runs, paged)
     data.spend = avoidable_spend(con, spent)  # the runs with run pages: their findings show
     data.spend_nights = None if spent is None else len(paged)
     data.reliability = reliability_profiles(con, by_suite=True)

@@ -61,6 +61,9 @@ class NightResult:
     pairs: list[PairRecord]
     task_keys: dict[str, str]
     repeat_tdi: dict[str, float]
+    #: the night's label-level statistics without noise floors, per suite ("": all suites),
+    #: as the site's night_statistics judged them (filled in by it, kept with the night)
+    statistics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -72,7 +75,7 @@ class EvaluationCache:
 
     folder: Path
     salt: str
-    pending: dict[Path, str] = field(default_factory=dict)  # file -> its text, to write
+    pending: dict[Path, Mapping[str | None, NightResult]] = field(default_factory=dict)
 
     @staticmethod
     def beside(out: Path, salt: str) -> EvaluationCache:
@@ -86,8 +89,8 @@ class EvaluationCache:
 
     def save(self) -> None:
         """Write what this build evaluated (each comparison's file replaced in one step)."""
-        for path, text in self.pending.items():
-            _write(path, text)
+        for path, nights in self.pending.items():
+            _write(path, _encode(nights))
         self.pending.clear()
 
 
@@ -97,7 +100,7 @@ def cache_salt(con: duckdb.DuckDBPyConnection, redaction: object) -> str:
     that may override them)."""
     from reportgen.formats.pricing import load_table
     from reportgen.gating.thresholds import find_config
-    from reportgen.site.render import _fingerprint
+    from reportgen.site.render import files_fingerprint
 
     package = Path(__file__).resolve().parent.parent
     try:
@@ -109,7 +112,7 @@ def cache_salt(con: duckdb.DuckDBPyConnection, redaction: object) -> str:
     config = find_config()
     overrides = hashlib.sha256(config.read_bytes()).hexdigest() if config else ""
     said = [
-        _fingerprint(*(package / name for name in EVALUATION_CODE)),
+        files_fingerprint(*(package / name for name in EVALUATION_CODE)),
         schema,
         repr(redaction),
         overrides,
@@ -138,11 +141,12 @@ def every_night(
     night_of: Mapping[str, str | None],
     step_nights: Collection[str] | None,
     cache: EvaluationCache | None = None,
-) -> Comparison:
+) -> tuple[Comparison, dict[str | None, NightResult]]:
     """``base`` against ``cand`` on every night of the archive, night by night (the
     evaluation ``evaluate_labels(..., label_level=False)`` makes, older nights' records pared
-    down); ``night_of``: each run's night. Nights unchanged since ``cache`` was written are
-    read from it; ``cache`` is rewritten with every night."""
+    down), and each night's result; ``night_of``: each run's night. Nights unchanged since
+    ``cache`` was written are read from it; ``cache`` is rewritten with every night (and what
+    is added to their results before it is saved)."""
     pairing = label_pairing(con, base, cand)
     by_night: dict[str | None, list[Any]] = defaultdict(list)
     for pair in pairing.pairs:
@@ -164,10 +168,10 @@ def every_night(
         if todo:
             done |= _evaluate(con, pairing, by_night, todo, keys, kept, step_nights)
     if cache is not None:
-        cache.pending[cache.file(base, cand)] = _encode(done)  # before anyone reads them
+        cache.pending[cache.file(base, cand)] = done
     order = {p.pair_id: k for k, p in enumerate(pairing.pairs)}
     results = sorted((r for n in done.values() for r in n.pairs), key=lambda r: order[r["pair_id"]])
-    return Comparison(
+    every = Comparison(
         results,
         pairing.unpaired,
         pairing.keys,
@@ -175,6 +179,7 @@ def every_night(
         task_keys={k: v for n in done.values() for k, v in n.task_keys.items()},
         repeat_tdi={k: v for n in done.values() for k, v in n.repeat_tdi.items()},
     )
+    return every, done
 
 
 def _evaluate(
@@ -219,9 +224,13 @@ def _read(path: Path) -> dict[str | None, NightResult]:
     for entry in data.get("nights", []):
         try:
             night = NightResult(
-                entry["key"], entry["pairs"], entry["task_keys"], entry["repeat_tdi"]
+                entry["key"],
+                entry["pairs"],
+                entry["task_keys"],
+                entry["repeat_tdi"],
+                entry.get("statistics", {}),
             )
-            whole = all(
+            whole = isinstance(night.statistics, dict) and all(
                 isinstance(r, dict) and r["pair_id"] in night.task_keys for r in night.pairs
             )
         except (KeyError, TypeError):
@@ -236,7 +245,7 @@ def _encode(nights: Mapping[str | None, NightResult]) -> str:
     """A cache file's text (``json``, which keeps NaN as NaN: orjson would write null)."""
     entries = [
         {"night": night, "key": n.key, "pairs": n.pairs, "task_keys": n.task_keys,
-         "repeat_tdi": n.repeat_tdi}
+         "repeat_tdi": n.repeat_tdi, "statistics": n.statistics}
         for night, n in nights.items()
     ]  # fmt: skip
     return json.dumps({"format": CACHE_FORMAT, "nights": entries}, separators=(",", ":"))

@@ -504,10 +504,11 @@ def night_statistics(data: SiteData) -> NightStats:
         judged = data.latest.statistics if data.latest is not None else None
         if suite == ALL_SUITES and night == latest and judged is not None:
             metrics, tasks = judged["metrics"], judged["tasks"]  # what `gate` says of it
-        else:
-            floors = data.repeat_tdi if night == latest else {}
-            judged_night = judged_pairs(records, keys, floors)
+        elif night == latest:
+            judged_night = judged_pairs(records, keys, data.repeat_tdi)
             metrics, tasks = judged_night["metrics"], judged_night["tasks"]
+        else:
+            metrics, tasks = _night_judged(data, suite, night, records, keys)
         out[(suite, night)] = {
             "suite": suite,
             "batch": night,
@@ -520,6 +521,21 @@ def night_statistics(data: SiteData) -> NightStats:
     if len(data.suites) == 1:
         out.update({(data.suites[0], k[1]): v for k, v in list(out.items())})
     return out
+
+
+def _night_judged(
+    data: SiteData, suite: str, night: str, records: list[PairRecord], keys: dict[str, str]
+) -> tuple[Any, Any]:
+    """A past night's statistics (no noise floors: those are the latest night's), kept with
+    the night's evaluation (evalcache.py) when it has one: a rebuild judges only new nights."""
+    held = data.nights.get(night)
+    known = None if held is None else held.statistics.get(suite)
+    if known is None:
+        judged = judged_pairs(records, keys, {})
+        known = {"metrics": judged["metrics"], "tasks": judged["tasks"]}
+        if held is not None:
+            held.statistics[suite] = known
+    return known["metrics"], known["tasks"]
 
 
 def verdict_row(entry: dict[str, Any]) -> dict[str, Any]:

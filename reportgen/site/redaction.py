@@ -101,10 +101,12 @@ def redact_archive(con: duckdb.DuckDBPyConnection, policy: Redaction) -> int:
     for table, column, kind in rows:
         columns.setdefault(table, []).append((column, kind))
     pattern = policy.pattern
+    clean_ids = pattern is not None and not _ids_hold_secrets(con, database, columns, pattern)
+    keep = _KEEP | _IDS if clean_ids else _KEEP
     replaced = 0
     for table, cols in columns.items():
         source = f'"{database}".main."{table}"'
-        texts = [(c, k) for c, k in cols if k in (*_TEXT, *_LISTS) and c not in _KEEP]
+        texts = [(c, k) for c, k in cols if k in (*_TEXT, *_LISTS) and c not in keep]
         blanks = set() if policy.payloads else set(PAYLOADS.get(table, ()))
         swaps = [s for c, k in texts if (s := _swap(c, k, pattern, c in blanks))]
         if table == "suite_notes" and policy.patterns:
@@ -121,6 +123,32 @@ def redact_archive(con: duckdb.DuckDBPyConnection, policy: Redaction) -> int:
         body = f"SELECT * REPLACE ({', '.join(swaps)}) FROM {source}" if swaps else None
         con.execute(f'CREATE OR REPLACE TEMP VIEW "{table}" AS {body or f"SELECT * FROM {source}"}')
     return replaced
+
+
+def _ids_hold_secrets(
+    con: duckdb.DuckDBPyConnection,
+    database: str,
+    columns: dict[str, list[tuple[str, str]]],
+    pattern: str,
+) -> bool:
+    """Whether any stored id (run, task, suite, label, night) holds a secret. Most archives'
+    ids hold none: their views then keep the id columns as stored, so a query's filter and
+    join on a run id or a night reach the table (a regular expression over every step's run
+    id would stop them there), and the ids, matching nothing, come out the same."""
+    selects = [
+        f'SELECT DISTINCT "{c}" AS id FROM "{database}".main."{t}"'
+        for t, cols in columns.items()
+        for c, k in cols
+        if c in _IDS and k == "VARCHAR"
+    ]
+    if not selects:
+        return False
+    found = _one(
+        con,
+        f"SELECT count(*) FROM ({' UNION '.join(selects)}) "
+        f"WHERE regexp_matches({_visible('id')}, {_literal(pattern)})",
+    )
+    return found != "0"
 
 
 _MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")

@@ -21,7 +21,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from reportgen.resources import shipped_dir
-from reportgen.site import fmt, glossary, paths
+from reportgen.site import fmt, glossary, paths, tablerows
 from reportgen.site.context import Chart, Link, Page, PrunedPage
 from reportgen.statistics.headline import NAMED_TASKS, named_tasks, task_name
 
@@ -38,7 +38,7 @@ CSP = (
 PRUNED_CSP = "default-src 'none'; style-src 'self'"
 
 
-def _fingerprint(*folders: Path) -> str:
+def files_fingerprint(*folders: Path) -> str:
     """A hash of every file under ``folders`` (caches and compiled modules aside): changing
     one re-renders every page."""
     digest = hashlib.sha256()
@@ -91,11 +91,11 @@ PAGE_CODE = ("site", "divergence", "convergence", "iterations", "gating", "stati
 
 
 @cache
-def _code_fingerprint() -> str:
+def _page_code_fingerprint() -> str:
     """The fingerprint of PAGE_CODE, taken once per process (the code that runs is the code
     imported at start)."""
     package = Path(__file__).resolve().parent.parent
-    return _fingerprint(*(package / name for name in PAGE_CODE))
+    return files_fingerprint(*(package / name for name in PAGE_CODE))
 
 
 _SEPARATORS = re.compile(r"([/_.:-]+)(?=[^/_.:-])")
@@ -166,13 +166,18 @@ class Renderer:
         self.env.filters.update(fmt.FILTERS)
         self.env.globals.update(fmt.FILTERS)
         self.env.globals["number_cell"] = fmt.number_cell
+        self.env.globals.update(
+            task_run_rows=tablerows.run_rows, task_pair_rows=tablerows.pair_rows
+        )
         # a term's markup is the same on every page of a build (typed: a Markup text and a
         # plain one that read alike are escaped differently)
         term = lru_cache(maxsize=1024, typed=True)(glossary.term)
         self.env.globals.update(
             term=term, metric_name=glossary.metric_name, define=glossary.definition
         )
-        self.fingerprint = _fingerprint(templates, shipped_dir("static")) + _code_fingerprint()
+        self.fingerprint = (
+            files_fingerprint(templates, shipped_dir("static")) + _page_code_fingerprint()
+        )
         self.env.filters["slug"] = lru_cache(maxsize=4096)(paths.slug)
         self.env.filters["wbr"] = wbr
         self.env.filters["linked"] = linked

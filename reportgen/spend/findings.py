@@ -186,6 +186,7 @@ class SpendReport:
         }
 
 
+_STAGED = "SELECT run_id FROM spend_runs ORDER BY run_id"
 _EXPLAINED = ("ttl_s", "long_context", "subagent_share")
 _PRICES = "spend_prices"
 _PRICE_SCHEMA = pa.schema(
@@ -237,7 +238,8 @@ def avoidable_spend(
     )
     as_of = _register_prices(con)
     try:
-        con.execute(load_sql("spend_steps"))
+        staged = [] if run_ids is None else [r[0] for r in con.execute(_STAGED).fetchall()]
+        con.execute(load_sql("spend_steps"), {"all_runs": run_ids is None, "run_ids": staged})
         con.execute(load_sql("spend_found"))
         for name, params in KINDS.values():
             con.execute("INSERT INTO spend_found " + load_sql(name), chosen.params(params))

@@ -72,3 +72,39 @@ def test_compare_json_imports_no_scipy_stats_for_an_exact_test(tmp_path: Path) -
         _trace(tmp_path / "c" / f"t{n}.json", f"t{n}", ["ok"], success=n > 0)
     # McNemar's exact test comes from scipy.special's binomial (tests/statistics/test_methods)
     assert "scipy.stats" not in _compare_imports(tmp_path / "b", tmp_path / "c")
+
+
+def test_build_imports_no_pandas(tmp_path: Path) -> None:
+    """pyarrow imports pandas (about 0.3 s a process) for ``pa.array``, ``pa.scalar`` and
+    ``combine_chunks`` when it is installed: a build makes its Arrow columns from buffers."""
+    pytest.importorskip("pandas")  # else the check below says nothing
+    for label in ("baseline", "candidate"):
+        folder = tmp_path / "runs" / label
+        folder.mkdir(parents=True)
+        for n in range(3):
+            run = {"task_id": f"t{n}", "label": label, "suite": "s", "success": n > 0,
+                   "started_at": "2026-11-28T02:00:00Z",
+                   "steps": [{"type": "tool", "action": "read_file", "status": "ok",
+                              "input": {"path": "a"}, "output": "x"}] * 3}  # fmt: skip
+            (folder / f"t{n}.json").write_text(json.dumps(run))
+    db = tmp_path / "a.duckdb"
+    subprocess.run(
+        [sys.executable, "-m", "reportgen", "ingest", str(tmp_path / "runs"), "--db", str(db)],
+        check=True,
+        capture_output=True,
+    )
+    script = (
+        "import sys; from reportgen.cli import main; sys.argv[0] = 'reportgen'\n"
+        "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code, done.code\n"
+        "sys.stderr.write('\\n'.join(sys.modules))"
+    )
+    out = tmp_path / "site"
+    result = subprocess.run(
+        [sys.executable, "-c", script, "build", "--db", str(db), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = set(result.stderr.splitlines())
+    assert "pyarrow" in imported and (out / "index.html").is_file()
+    assert not {m for m in imported if m.split(".")[0] == "pandas"}

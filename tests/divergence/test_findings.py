@@ -298,3 +298,50 @@ def test_groups_judged_in_one_call_are_judged_apart() -> None:
     assert together == apart
     assert {f.repeat_pairs for f in together[0]} == {6}
     assert {f.repeat_pairs for f in together[1]} == {12}
+
+
+# --- groups of one baseline run skip the repeat counts -------------------------------------
+
+_WITHOUT_SKIP = "    INNER JOIN sizes AS z ON z.gid = r.gid AND z.m >= 2\n"
+
+
+def _flap_rows(con: duckdb.DuckDBPyConnection, sql: str, groups: list[list[str]]) -> list[Any]:
+    """The raw rows of finding_flaps.sql: each group's first run against the candidate "c"."""
+    pairs = pa.table(
+        {
+            "pid": pa.array(range(len(groups)), pa.int64()),
+            "grp": pa.array([f"g{k}" for k in range(len(groups))], pa.string()),
+            "b": pa.array([runs[0] for runs in groups], pa.string()),
+            "c": pa.array(["c"] * len(groups), pa.string()),
+        }
+    )
+    members = [(run, f"g{k}") for k, runs in enumerate(groups) for run in runs]
+    runs = pa.table(
+        {
+            "run_id": pa.array([r for r, _ in members], pa.string()),
+            "grp": pa.array([g for _, g in members], pa.string()),
+        }
+    )
+    con.register("rg_flap_pairs", pairs)
+    con.register("rg_flap_runs", runs)
+    return con.execute(sql).fetchall()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(_run, min_size=1, max_size=3), min_size=1, max_size=4), _run)
+def test_groups_of_one_run_give_the_rows_counting_every_group_gives(
+    groups: list[list[list[Step]]], candidate: list[Step]
+) -> None:
+    # the query counts repeats only in groups of two runs or more; counted in every group, as
+    # it was, a group of one run gives seen 0 and n 0 all the same
+    from reportgen._sql import load_sql
+
+    sql = load_sql("finding_flaps")
+    assert _WITHOUT_SKIP in sql
+    runs: dict[str, Sequence[Step]] = {"c": candidate}
+    names = []
+    for k, group in enumerate(groups):
+        names.append([f"b{k}_{j}" for j in range(len(group))])
+        runs.update(zip(names[-1], group, strict=True))
+    con = _archive(runs)
+    assert _flap_rows(con, sql, names) == _flap_rows(con, sql.replace(_WITHOUT_SKIP, ""), names)

@@ -98,3 +98,30 @@ def test_a_cache_file_that_is_not_one_is_ignored(
         evaluated.clear()
         build_site(demo_db, out, build_time=BUILD_TIME)
         assert sum(evaluated) == every
+
+
+def test_past_nights_statistics_are_kept_with_them(
+    demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A past night's label-level statistics are judged once and kept with its evaluation: a
+    build from the cache judges the latest night only, and its site is the build's without."""
+    import reportgen.site.pages_compare as pages_compare
+
+    build_site(demo_db, tmp_path / "one", build_time=BUILD_TIME)
+    (cached,) = (tmp_path / ".one.cache").glob("every-night-*.json")
+    held = evalcache._read(cached)
+    latest = max(n for n in held if n is not None)
+    assert all(held[n].statistics for n in held if n != latest)  # judged and kept
+    judged: list[int] = []
+    real = pages_compare.judged_pairs
+
+    def counting(records: Any, keys: Any, floors: Any) -> Any:
+        judged.append(len(records))
+        return real(records, keys, floors)
+
+    monkeypatch.setattr(pages_compare, "judged_pairs", counting)
+    shutil.copytree(tmp_path / ".one.cache", tmp_path / ".two.cache")
+    build_site(demo_db, tmp_path / "two", build_time=BUILD_TIME)
+    nights = len([n for n in held if n is not None])
+    assert nights > 1 and len(judged) <= 2  # the latest night (and a suite of it), no other
+    _same(tmp_path / "one", tmp_path / "two")

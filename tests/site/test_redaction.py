@@ -128,3 +128,55 @@ def test_a_bad_user_pattern_is_a_usage_error(secret_archive: Path, tmp_path: Pat
     )  # fmt: skip
     assert done.returncode == 2 and "--redact '(unclosed'" in done.stderr
     assert not (tmp_path / "site").exists()
+
+
+def _ingested(root: Path, task_id: str) -> Path:
+    folder = root / "suite"
+    folder.mkdir()
+    run = {
+        "task_id": task_id, "label": "baseline", "suite": "s",
+        "started_at": "2026-11-28T02:00:00Z", "output": "done",
+        "steps": [{"type": "tool", "action": "call", "input": {"a": 1},
+                   "output": f"got {FAKE['github token']}", "status": "ok"}],
+    }  # fmt: skip
+    (folder / "runs.jsonl").write_text(json.dumps(run) + "\n")
+    db = root / "a.duckdb"
+    ingest([folder], db)
+    return db
+
+
+def _view(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    return str(
+        con.execute("SELECT sql FROM duckdb_views() WHERE view_name = ?", [table]).fetchall()
+    )
+
+
+def test_ids_without_a_secret_are_kept_as_stored(tmp_path: Path) -> None:
+    """No id holds a secret: the views keep every id column as stored (a filter on a run id
+    reaches the table), and the text is still redacted. (DuckDB keeps a view's SQL with
+    quotes dropped: a redacted id shows as ``md5(run_id)``, the hash it keeps.)"""
+    from reportgen.archive import connect
+    from reportgen.site.redaction import redact_archive
+
+    con = connect(_ingested(tmp_path, "plain-task"), read_only=True)
+    stored = con.execute("SELECT run_id, task_id FROM main.runs").fetchall()
+    assert redact_archive(con, Redaction()) == 1
+    assert con.execute("SELECT run_id, task_id FROM runs").fetchall() == stored
+    for table in ("runs", "steps"):  # no id among the view's replaced columns
+        assert "md5(run_id)" not in _view(con, table) and "regexp_replace" in _view(con, table)
+    assert "md5(task_id)" not in _view(con, "runs")
+    assert NEEDLES["github token"] not in str(con.execute("SELECT output FROM steps").fetchall())
+
+
+def test_a_secret_in_one_id_redacts_the_ids_of_every_table(tmp_path: Path) -> None:
+    """One task id holds a secret: ids are redacted in every table alike, so they still join."""
+    from reportgen.archive import connect
+    from reportgen.site.redaction import redact_archive
+
+    con = connect(_ingested(tmp_path, f"task {FAKE['github token']}"), read_only=True)
+    redact_archive(con, Redaction())
+    assert "md5(run_id)" in _view(con, "steps")  # a redacted id keeps a hash of itself
+    (task,) = con.execute("SELECT task_id FROM runs").fetchall()[0]
+    assert NEEDLES["github token"] not in task and "~" in task
+    joined = con.execute("SELECT count(*) FROM steps JOIN runs USING (run_id)").fetchall()
+    assert joined == [(1,)]

@@ -133,10 +133,13 @@ found AS (
 judged AS (
     SELECT DISTINCT pid, gid, kind, action, other FROM found
 ),
--- each group's runs per action they call (k of its m runs call it)
+-- each group's runs per action they call (k of its m runs call it); only groups of two runs
+-- or more: a group of one has no repeat pair (n = 0), and its seen, 0 whatever the kind, is
+-- never read (the one-run-a-task folders of a compare skip this part so)
 g_acts AS (
     SELECT r.gid, a.run_id, a.action, a.calls, a.first, a.looped
     FROM grp_runs AS r
+    INNER JOIN sizes AS z ON z.gid = r.gid AND z.m >= 2
     INNER JOIN acts AS a ON a.run_id = r.run_id
 ),
 per_action AS (

@@ -2,9 +2,10 @@
 -- keys run and comparison pages by it, so a rebuild renders only the pages whose steps changed.
 -- Grain: one row per run that has steps (run_id), ordered by run_id; only the runs of the nights
 --   with step pages (older nights' runs get small stand-ins, keyed without their steps).
--- Needs: archive tables steps, runs (read by reportgen.site.data.load_site_data); parameters
---   $all_nights: every run, else $nights: the runs of these batches, $no_night: and the runs
---   without a batch.
+-- Needs: archive table steps (read by reportgen.site.data.load_site_data); parameters
+--   $all_runs: every run, else $run_ids: the runs of the nights with step pages, as a list (a
+--   filter that reaches the table: the site's redaction views would otherwise redact every
+--   step of the archive first).
 SELECT
     run_id,
     md5(string_agg(
@@ -14,9 +15,6 @@ SELECT
         chr(30) ORDER BY idx
     )) AS steps_hash
 FROM steps
-WHERE $all_nights OR run_id IN (
-    SELECT run_id FROM runs
-    WHERE list_contains($nights, batch) OR ($no_night AND batch IS NULL)
-)
+WHERE $all_runs OR list_contains($run_ids, run_id)
 GROUP BY run_id
 ORDER BY run_id

@@ -1,9 +1,9 @@
 -- site_steps: the steps of one night's runs, for the run and comparison pages; input/output are
 -- JSON text, numbers stay NULL when not given; signature and payload: the loop detector's hashes.
 -- Grain: one row per step (run_id, idx), in trajectory order (ordered by run_id, idx).
--- Needs: archive tables steps, runs (read by reportgen.site.data.NightSteps, a night when a
---   page first needs it); parameters $nights: the runs of these batches, $no_night: and the
---   runs without a batch; macros
+-- Needs: archive table steps (read by reportgen.site.data.NightSteps, a night when a page
+--   first needs it); parameter $run_ids: the night's runs, as a list (a filter that reaches
+--   the table: the site's redaction views would otherwise redact every step first); macros
 --   rg_step_signature, rg_step_payload (reportgen/archive/step_hashes.sql).
 -- For the trace tree: parent (the enclosing step's idx) and started_ms (start, ms since 1970).
 SELECT
@@ -25,8 +25,5 @@ SELECT
     coalesce(signature, rg_step_signature(type, action, input_keys)) AS signature,
     coalesce(payload, rg_step_payload(input, output)) AS payload
 FROM steps
-WHERE run_id IN (
-    SELECT run_id FROM runs
-    WHERE list_contains($nights, batch) OR ($no_night AND batch IS NULL)
-)
+WHERE list_contains($run_ids, run_id)
 ORDER BY run_id, idx

@@ -6,7 +6,8 @@
 --   its type.
 -- Needs: archive table steps; temp table spend_runs(run_id, linked) (the selection) and the
 --   registered table spend_prices(model, input, output, cache_write, cache_read), dollars per
---   million tokens, both made by reportgen.spend.findings; parameters none.
+--   million tokens, both made by reportgen.spend.findings; parameters $all_runs (every run
+--   is selected) and $run_ids (else: spend_runs' run ids, as a list).
 -- cost: the stored cost, else (a model call of a priced model) tokens_in at the input rate
 -- plus tokens_out at the output rate. A tool call stores no tokens of its own: its
 -- attributed tokens and cost are its own when given, else the issuing step's (parent) divided
@@ -71,6 +72,9 @@ WITH kinds AS (
     FROM steps AS s
     JOIN spend_runs AS sel ON sel.run_id = s.run_id
     LEFT JOIN spend_prices AS p ON s.type = 'llm' AND p.model = s.action
+    -- the same runs as a list, a filter that reaches the table: a join alone would run the
+    -- site's redaction (a view's regular expressions) over every step of the archive first
+    WHERE $all_runs OR list_contains($run_ids, s.run_id)
 ),
 
 commands AS (  -- a shell step's command line: cmd, command, or the script of [sh, -lc, X]
