@@ -14,7 +14,7 @@ from reportgen.divergence.why import failed
 from reportgen.site.context import LoopView, StepView
 from reportgen.site.trace import Tree, Waterfall
 
-#: Longest payload text shown on a run page (the full text is in data/steps.parquet).
+#: Longest payload text shown on a run page (the full text is in data/steps/, a file a night).
 RUN_TEXT_LIMIT = 6000
 #: Longest payload text shown on a comparison page (each side links to its run page).
 PAIR_TEXT_LIMIT = 1200
@@ -70,7 +70,7 @@ def payload_text(raw: str | None, limit: int) -> str:
         value = raw
     text = value if isinstance(value, str) else pretty_json(value)
     if len(text) > limit:
-        return f"{text[:limit]}\n… ({len(text) - limit} more characters; see data/steps.parquet)"
+        return f"{text[:limit]}\n… ({len(text) - limit} more characters; see data/steps/)"
     return text
 
 
